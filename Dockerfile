@@ -1,0 +1,15 @@
+# The metadata service. Backends come from docker-compose.yml (or any Neo4j 5 / Elasticsearch 8 / OpenSearch 2).
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts=false && npm cache clean --force
+COPY tsconfig.json ./
+COPY src ./src
+COPY schema ./schema
+COPY cypher ./cypher
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=5 \
+  CMD node -e "fetch('http://127.0.0.1:8080/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+CMD ["node_modules/.bin/tsx", "src/main.ts"]

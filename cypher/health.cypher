@@ -1,0 +1,2 @@
+// @name ping
+RETURN 1 AS ok

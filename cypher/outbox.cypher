@@ -1,0 +1,36 @@
+// The search outbox: one node per entity whose search document is stale, written in the same transaction as the
+// aspect change. `ns` is the index set (SEARCH_INDEX_PREFIX) that consumes the entry. `rev` is the entity revision the entry asks for; a worker acknowledges only the revision it indexed.
+
+// @name claim
+// Takes a lease on up to $limit entries nobody holds (or whose lease expired).
+MATCH (o:Outbox)
+WHERE o.ns = $ns AND o.claimUntil < $now
+WITH o ORDER BY o.updatedAt LIMIT $limit
+SET o.claimUntil = $now + $leaseMs
+RETURN o.urn AS urn, o.rev AS rev
+
+// @name acknowledge
+// Removes entries whose revision was indexed; entries re-written since then stay for the next round.
+UNWIND $entries AS entry
+MATCH (o:Outbox {urn: entry.urn, ns: $ns})
+WHERE o.rev = entry.rev
+DELETE o
+
+// @name release
+// Gives leases back after a failed attempt so the next attempt need not wait for expiry.
+UNWIND $urns AS urn
+MATCH (o:Outbox {urn: urn, ns: $ns})
+SET o.claimUntil = $retryAt
+
+// @name pending
+// Entries still waiting among the given URNs (all entries when $urns is null).
+MATCH (o:Outbox)
+WHERE o.ns = $ns AND ($urns IS NULL OR o.urn IN $urns)
+RETURN count(o) AS pending
+
+// @name enqueue
+// Marks entities for (re)indexing, e.g. by restoreIndices.
+UNWIND $urns AS urn
+MATCH (e:Entity {urn: urn})
+MERGE (o:Outbox {urn: urn, ns: $ns})
+SET o.rev = e.rev, o.updatedAt = $now, o.claimUntil = 0

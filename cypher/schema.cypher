@@ -1,0 +1,22 @@
+// Constraints and indexes, created idempotently at start.
+
+// @name entityUrnUnique
+CREATE CONSTRAINT entity_urn_unique IF NOT EXISTS FOR (e:Entity) REQUIRE e.urn IS UNIQUE
+
+// @name entityTypeIndex
+CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)
+
+// @name aspectVersionUnique
+CREATE CONSTRAINT aspect_version_unique IF NOT EXISTS FOR (a:Aspect) REQUIRE (a.urn, a.name, a.version) IS UNIQUE
+
+// @name aspectNameIndex
+CREATE INDEX aspect_name_version IF NOT EXISTS FOR (a:Aspect) ON (a.name, a.version)
+
+// @name outboxUrnUnique
+CREATE CONSTRAINT outbox_entry_unique IF NOT EXISTS FOR (o:Outbox) REQUIRE (o.urn, o.ns) IS UNIQUE
+
+// @name outboxClaimIndex
+CREATE INDEX outbox_claim IF NOT EXISTS FOR (o:Outbox) ON (o.ns, o.claimUntil)
+
+// @name revokedTokenUnique
+CREATE CONSTRAINT revoked_token_unique IF NOT EXISTS FOR (t:RevokedToken) REQUIRE t.jti IS UNIQUE

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/** Typed configuration, read from the environment once at start. Every variable is listed in the README. */
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const byteSize = z
+  .string()
+  .regex(/^\d+(kb|mb|b)?$/i, 'expected a size such as 16mb, 512kb or 1048576')
+  .transform((v) => {
+    const m = /^(\d+)(kb|mb|b)?$/i.exec(v)!;
+    const unit = (m[2] ?? 'b').toLowerCase();
+    return Number(m[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+  });
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol.replace(':', ''));
+    } catch {
+      return false;
+    }
+  }, `expected a URL with scheme ${protocols.join(' or ')}`);
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+export const configSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(8080),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  URN_NAMESPACE: z.string().regex(/^[a-z][a-zA-Z0-9]*$/).default('li'),
+  BODY_LIMIT: byteSize.default('16mb'),
+  NEO4J_URI: url(['bolt', 'neo4j', 'bolt+s', 'neo4j+s', 'bolt+ssc', 'neo4j+ssc']).optional(),
+  NEO4J_USER: z.string().default(''),
+  NEO4J_PASSWORD: z.string().default(''),
+  NEO4J_DATABASE: z.string().min(1).default('neo4j'),
+  SEARCH_ENGINE: z.enum(['opensearch', 'elasticsearch']).default('opensearch'),
+  SEARCH_URL: url(['http', 'https']).optional(),
+  SEARCH_USERNAME: z.string().default(''),
+  SEARCH_PASSWORD: z.string().default(''),
+  SEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9_-]*$/, 'lower-case letters, digits, _ and - only').default(''),
+  BACKEND_TIMEOUT_MS: positiveInt.default(5000),
+  HEALTH_CHECK_INTERVAL_MS: positiveInt.default(2000),
+  RETENTION_MAX_VERSIONS: positiveInt.default(20),
+  OUTBOX_BATCH_SIZE: positiveInt.default(500),
+  OUTBOX_POLL_MS: positiveInt.default(200),
+  AUTH_REQUIRED_EVERYWHERE: booleanString.default('false'),
+  TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  STACK_DIR: z.string().min(1).default('.stack'),
+  STACK_NEO4J_PORT: port.optional(),
+  STACK_SEARCH_PORT: port.optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; the error message names every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(configSchema.shape)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}=${JSON.stringify(present[String(i.path[0])])}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const config = parsed.data;
+  if (Boolean(config.NEO4J_URI) !== Boolean(config.SEARCH_URL)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  NEO4J_URI and SEARCH_URL must be set together (or both left unset to use the local stack)',
+    );
+  }
+  return config;
+}

@@ -1,0 +1,88 @@
+import Koa, { type Context, type Next } from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth';
+import { NotFoundError } from '../model/errors';
+import type { HealthService } from '../services/health';
+import { errorMiddleware } from './errors';
+import type { RouteDefinition } from './route';
+import { buildRpcRouter } from './rpc';
+
+export interface HttpDependencies {
+  logger: Logger;
+  bodyLimitBytes: number;
+  health: HealthService;
+  serverConfig: () => Record<string, unknown>;
+  auth: Authenticator;
+  routes: RouteDefinition[];
+  /** Extra middleware mounted before the JSON body parser (GraphQL reads its own body). */
+  beforeBodyParser?: Koa.Middleware[];
+}
+
+/** Every route answers at the root and under `/gms`; a trailing slash is ignored. */
+function normalizePath(ctx: Context, next: Next) {
+  let path = ctx.path;
+  if (path === '/gms' || path.startsWith('/gms/')) path = path.slice(4) || '/';
+  if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
+  if (path !== ctx.path) ctx.path = path;
+  return next();
+}
+
+function requestContext(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('x-request-id');
+    const id = /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    ctx.set('X-Request-Id', id);
+    ctx.state.requestId = id;
+    const log = logger.child({ requestId: id });
+    ctx.state.log = log;
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+    }
+  };
+}
+
+export function createHttpApp(deps: HttpDependencies): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestContext(deps.logger));
+  app.use(errorMiddleware(deps.logger));
+  app.use(normalizePath);
+  app.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/health') {
+      const report = await deps.health.check();
+      ctx.status = report.status === 'UP' ? 200 : 503;
+      ctx.body = report;
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/config') {
+      ctx.body = deps.serverConfig();
+      return;
+    }
+    await next();
+  });
+  for (const middleware of deps.beforeBodyParser ?? []) app.use(middleware);
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: `${deps.bodyLimitBytes}b`,
+      strict: true,
+      // The official client and curl users do not always send a JSON content type.
+      extendTypes: { json: ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/*+json'] },
+      onerror: (err) => {
+        throw err;
+      },
+    }),
+  );
+  const router = buildRpcRouter(deps.routes, deps.auth);
+  app.use(router.routes());
+  app.use(async (ctx) => {
+    throw new NotFoundError(`No endpoint ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

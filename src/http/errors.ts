@@ -1,0 +1,63 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { DomainError } from '../model/errors';
+
+/** The JSON error body of every failed request. The official client reads `message`. */
+export interface ErrorBody {
+  status: number;
+  message: string;
+  exceptionClass: string;
+}
+
+interface HttpishError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  type?: string;
+  message?: string;
+}
+
+/** Errors thrown by koa and its body parser (raw-body / co-body), keyed by their `type`. */
+const PARSER_ERRORS: Record<string, { status: number; exceptionClass: string; message: string }> = {
+  'entity.too.large': { status: 413, exceptionClass: 'PayloadTooLargeError', message: 'Request body exceeds the configured limit' },
+  'entity.parse.failed': { status: 400, exceptionClass: 'InvalidInputError', message: 'Malformed JSON in request body' },
+  'encoding.unsupported': { status: 415, exceptionClass: 'InvalidInputError', message: 'Unsupported content encoding' },
+  'charset.unsupported': { status: 415, exceptionClass: 'InvalidInputError', message: 'Unsupported charset' },
+  'request.aborted': { status: 400, exceptionClass: 'InvalidInputError', message: 'Request aborted' },
+  'request.size.invalid': { status: 400, exceptionClass: 'InvalidInputError', message: 'Request size did not match content length' },
+};
+
+/** The one place that maps an error to an HTTP status and body. Never leaks stack traces or backend internals. */
+export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof DomainError) {
+    return { status: err.status, message: err.message, exceptionClass: err.name };
+  }
+  const e = (err ?? {}) as HttpishError;
+  if (e.type && PARSER_ERRORS[e.type]) {
+    const known = PARSER_ERRORS[e.type];
+    return { status: known.status, message: known.message, exceptionClass: known.exceptionClass };
+  }
+  const status = e.status ?? e.statusCode;
+  if (err instanceof SyntaxError && status === 400) {
+    return { status: 400, message: `Malformed JSON in request body: ${err.message}`, exceptionClass: 'InvalidInputError' };
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose !== false) {
+    return { status, message: e.message || 'Bad request', exceptionClass: 'InvalidInputError' };
+  }
+  return { status: 500, message: 'Internal server error', exceptionClass: 'InternalError' };
+}
+
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+    } catch (err) {
+      const body = toErrorBody(err);
+      if (body.status >= 500) {
+        (ctx.state.log as Logger | undefined ?? logger).error({ err }, 'request failed');
+      }
+      ctx.status = body.status;
+      ctx.body = body;
+    }
+  };
+}

@@ -1,0 +1,37 @@
+import type { Context } from 'koa';
+import type { Principal, Scope } from '../auth';
+
+/** A JSON Schema as used in route definitions (validated with Ajv, also published in the OpenAPI document). */
+export type Schema = Record<string, unknown>;
+
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+  principal: Principal;
+  ctx: Context;
+}
+
+/**
+ * One RPC endpoint: its HTTP shape, the schemas its input is validated with, documentation, and the handler.
+ * The router and the OpenAPI document are both built from these definitions, so they cannot drift.
+ */
+export interface RouteDefinition {
+  operationId: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** koa-router path, e.g. `/aspects` or `/entitiesV2/:urn`. */
+  path: string;
+  /** For RPC actions dispatched on `?action=`. */
+  action?: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Scope a token needs; `none` means public unless the deployment requires tokens everywhere. */
+  scope: Scope | 'none';
+  pathParams?: Record<string, string>;
+  /** Query parameters (all strings on the wire; lists accept `List(a,b)`, single or repeated values). */
+  query?: { properties: Record<string, Schema & { description?: string }>; required?: string[] };
+  body?: Schema;
+  example?: { request?: unknown; response: unknown };
+  handle(input: RouteInput): Promise<unknown>;
+}

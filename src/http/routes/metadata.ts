@@ -1,0 +1,167 @@
+import type { IngestionService } from '../../services/ingestion';
+import type { RetrievalService } from '../../services/retrieval';
+import type { RouteDefinition, Schema } from '../route';
+
+const SAMPLE_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)';
+
+const proposalSchema: Schema = {
+  type: 'object',
+  required: ['entityUrn', 'aspectName'],
+  properties: {
+    entityType: { type: 'string', description: 'Must agree with the urn' },
+    entityUrn: { type: 'string' },
+    changeType: { type: 'string', enum: ['UPSERT', 'DELETE'] },
+    aspectName: { type: 'string' },
+    aspect: {
+      type: 'object',
+      required: ['value'],
+      properties: { value: { type: 'string', description: 'The aspect serialized as JSON' }, contentType: { type: 'string', enum: ['application/json'] } },
+    },
+    systemMetadata: { type: ['object', 'string'] },
+  },
+};
+
+const asyncFlag: Schema = { type: ['string', 'boolean'], enum: ['true', 'false', true, false], description: 'Accepted for compatibility; writes are always synchronous' };
+
+export interface MetadataServices {
+  ingestion: IngestionService;
+  retrieval: RetrievalService;
+}
+
+/** Ingestion, retrieval and relationship endpoints. Handlers parse, call one service method, and return the body. */
+export function metadataRoutes({ ingestion, retrieval }: MetadataServices): RouteDefinition[] {
+  return [
+    {
+      operationId: 'ingestProposal',
+      method: 'POST',
+      path: '/aspects',
+      action: 'ingestProposal',
+      tag: 'Ingestion',
+      summary: 'Write one aspect (UPSERT) or remove it (DELETE)',
+      scope: 'write',
+      body: { type: 'object', required: ['proposal'], properties: { proposal: proposalSchema, async: asyncFlag, systemMetadata: { type: ['object', 'string'] } } },
+      example: {
+        request: {
+          proposal: {
+            entityType: 'dataset',
+            entityUrn: SAMPLE_URN,
+            changeType: 'UPSERT',
+            aspectName: 'status',
+            aspect: { value: '{"removed":false}', contentType: 'application/json' },
+          },
+        },
+        response: { value: SAMPLE_URN },
+      },
+      handle: async ({ body, principal }) => ({ value: await ingestion.ingestProposal(body.proposal, principal, body.systemMetadata) }),
+    },
+    {
+      operationId: 'ingestProposalBatch',
+      method: 'POST',
+      path: '/aspects',
+      action: 'ingestProposalBatch',
+      tag: 'Ingestion',
+      summary: 'Write several proposals; the batch is validated as a whole and rejected whole if any proposal is invalid',
+      scope: 'write',
+      body: { type: 'object', required: ['proposals'], properties: { proposals: { type: 'array', maxItems: 10000, items: { type: 'object' } }, async: asyncFlag } },
+      example: { request: { proposals: ['…'], async: 'false' }, response: { value: [SAMPLE_URN] } },
+      handle: async ({ body, principal }) => ({ value: await ingestion.ingestProposalBatch(body.proposals as unknown[], principal) }),
+    },
+    {
+      operationId: 'ingestSnapshot',
+      method: 'POST',
+      path: '/entities',
+      action: 'ingest',
+      tag: 'Ingestion',
+      summary: 'Legacy: ingest a whole entity snapshot (all its aspects in one transaction)',
+      scope: 'write',
+      body: { type: 'object', required: ['entity'], properties: { entity: { type: 'object', required: ['value'], properties: { value: { type: 'object' } } }, systemMetadata: { type: ['object', 'string'] } } },
+      example: {
+        request: { entity: { value: { 'com.linkedin.metadata.snapshot.TagSnapshot': { urn: 'urn:li:tag:pii', aspects: [{ 'com.linkedin.tag.TagProperties': { name: 'pii', description: 'Personal data' } }] } } } },
+        response: {},
+      },
+      handle: async ({ body, principal }) => {
+        await ingestion.ingestSnapshot(body.entity, body.systemMetadata, principal);
+        return {};
+      },
+    },
+    {
+      operationId: 'deleteEntity',
+      method: 'POST',
+      path: '/entities',
+      action: 'delete',
+      tag: 'Ingestion',
+      summary: 'Hard-delete an entity: all aspects, versions, edges, search and time-series documents',
+      scope: 'write',
+      body: { type: 'object', required: ['urn'], properties: { urn: { type: 'string' } } },
+      example: { request: { urn: SAMPLE_URN }, response: { value: { urn: SAMPLE_URN, rows: 7, timeseriesRows: 0 } } },
+      handle: async ({ body }) => ({ value: await ingestion.deleteEntity(body.urn) }),
+    },
+    {
+      operationId: 'getEntityV2',
+      method: 'GET',
+      path: '/entitiesV2/:urn',
+      tag: 'Retrieval',
+      summary: 'Latest aspects of an entity (always including its key aspect)',
+      scope: 'none',
+      pathParams: { urn: 'URL-encoded entity urn' },
+      query: { properties: { aspects: { type: 'array', items: { type: 'string' }, description: 'List(a,b), a single name, or repeated' } } },
+      example: {
+        response: {
+          urn: 'urn:li:tag:pii',
+          entityName: 'tag',
+          aspects: { tagKey: { name: 'tagKey', type: 'VERSIONED', version: 0, value: { name: 'pii' }, created: { time: 0, actor: 'urn:li:corpuser:__datahub_system' } } },
+        },
+      },
+      handle: async ({ params, query }) => retrieval.entityV2(params.urn, (query.aspects as string[] | undefined) ?? null),
+    },
+    {
+      operationId: 'getEntity',
+      method: 'GET',
+      path: '/entities/:urn',
+      tag: 'Retrieval',
+      summary: 'Legacy: the entity as a snapshot with the latest version of each aspect',
+      scope: 'none',
+      pathParams: { urn: 'URL-encoded entity urn' },
+      example: { response: { value: { 'com.linkedin.metadata.snapshot.TagSnapshot': { urn: 'urn:li:tag:pii', aspects: [{ 'com.linkedin.metadata.key.TagKey': { name: 'pii' } }] } } } },
+      handle: async ({ params }) => retrieval.entitySnapshot(params.urn),
+    },
+    {
+      operationId: 'getVersionedAspect',
+      method: 'GET',
+      path: '/aspects/:urn',
+      tag: 'Retrieval',
+      summary: 'One version of an aspect: 0 = latest, n > 0 = history, n < 0 = counted back from the newest history version',
+      scope: 'none',
+      pathParams: { urn: 'URL-encoded entity urn' },
+      query: {
+        properties: { aspect: { type: 'string', minLength: 1 }, version: { type: 'integer', default: 0 } },
+        required: ['aspect'],
+      },
+      example: { response: { version: 0, aspect: { 'com.linkedin.common.Status': { removed: false } } } },
+      handle: async ({ params, query }) => retrieval.versionedAspect(params.urn, query.aspect, query.version as number),
+    },
+    {
+      operationId: 'getRelationships',
+      method: 'GET',
+      path: '/relationships',
+      tag: 'Relationships',
+      summary: 'Entities on the other side of edges of the given types',
+      scope: 'none',
+      query: {
+        properties: {
+          urn: { type: 'string', minLength: 1 },
+          direction: { type: 'string', enum: ['INCOMING', 'OUTGOING'] },
+          types: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]*$' }, description: 'List(A,B), a single name, or repeated' },
+          start: { type: 'integer', minimum: 0, default: 0 },
+          count: { type: 'integer', minimum: 0, maximum: 10000, default: 100 },
+        },
+        required: ['urn', 'direction'],
+      },
+      example: {
+        response: { start: 0, count: 1, total: 1, relationships: [{ type: 'OwnedBy', entity: 'urn:li:corpuser:jdoe' }], entities: ['urn:li:corpuser:jdoe'] },
+      },
+      handle: async ({ query }) =>
+        retrieval.relationships(query.urn, query.direction, (query.types as string[] | undefined) ?? [], query.start as number, query.count as number),
+    },
+  ];
+}

@@ -1,0 +1,106 @@
+import Router from '@koa/router';
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { Context } from 'koa';
+import type { Authenticator } from '../auth';
+import { InvalidInputError, MethodNotAllowedError } from '../model/errors';
+import type { RouteDefinition, Schema } from './route';
+
+/** `List(a,b)`, `a,b` is NOT split (URNs contain commas); repeated parameters arrive as arrays. */
+export function parseListParam(raw: unknown): string[] {
+  const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return values.flatMap((v) => {
+    const s = String(v);
+    const m = /^List\((.*)\)$/s.exec(s);
+    return m ? (m[1] === '' ? [] : m[1].split(',').map((x) => x.trim())) : [s];
+  });
+}
+
+function describe(validate: ValidateFunction, where: string): string {
+  return (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => {
+      const path = e.instancePath ? `${where}${e.instancePath.replace(/\//g, '.')}` : where;
+      if (e.keyword === 'required') return `${where} is missing required field '${(e.params as { missingProperty: string }).missingProperty}'`;
+      if (e.keyword === 'additionalProperties') return `${path} has unknown field '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+      if (e.keyword === 'enum') return `${path} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+      return `${path} ${e.message}`;
+    })
+    .join('; ');
+}
+
+interface CompiledRoute {
+  def: RouteDefinition;
+  query?: ValidateFunction;
+  body?: ValidateFunction;
+}
+
+/** Builds the koa router from route definitions: action dispatch, input validation, authorization. */
+export function buildRpcRouter(definitions: RouteDefinition[], auth: Authenticator): Router {
+  const ajv = new Ajv({ strict: false, coerceTypes: true, allErrors: true, useDefaults: true });
+  const groups = new Map<string, CompiledRoute[]>();
+  for (const def of definitions) {
+    const key = `${def.method} ${def.path}`;
+    const compiled: CompiledRoute = {
+      def,
+      query: def.query ? ajv.compile({ type: 'object', ...def.query }) : undefined,
+      body: def.body ? ajv.compile(def.body) : undefined,
+    };
+    groups.set(key, [...(groups.get(key) ?? []), compiled]);
+  }
+
+  const router = new Router();
+  const paths = new Map<string, Set<string>>();
+  for (const [key, routes] of groups) {
+    const [method, path] = key.split(' ');
+    paths.set(path, new Set([...(paths.get(path) ?? []), method]));
+    const handler = async (ctx: Context) => {
+      const route = pick(routes, ctx);
+      ctx.body = await run(route, ctx, auth);
+    };
+    router.register(path, [method], handler);
+  }
+  // Known path, wrong method: 405 rather than a misleading 404.
+  for (const [path, methods] of paths) {
+    router.all(path, async (ctx) => {
+      if (!methods.has(ctx.method)) throw new MethodNotAllowedError(`${ctx.method} is not allowed on ${path}; use ${[...methods].join(', ')}`);
+    });
+  }
+  return router;
+}
+
+function pick(routes: CompiledRoute[], ctx: Context): CompiledRoute {
+  const withAction = routes.filter((r) => r.def.action);
+  if (withAction.length === 0) return routes[0];
+  const action = ctx.query.action;
+  if (typeof action !== 'string' || action === '') {
+    throw new InvalidInputError(`Missing parameter 'action'; expected one of ${withAction.map((r) => r.def.action).join(', ')}`);
+  }
+  const route = withAction.find((r) => r.def.action === action);
+  if (!route) {
+    throw new InvalidInputError(`Unknown action '${action}'; expected one of ${withAction.map((r) => r.def.action).join(', ')}`);
+  }
+  return route;
+}
+
+async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Promise<unknown> {
+  const principal = await auth.authorize(ctx, route.def.scope);
+  const query: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(route.def.query?.properties ?? {})) {
+    const raw = ctx.query[name];
+    if (raw === undefined) continue;
+    if ((schema as Schema).type === 'array') query[name] = parseListParam(raw);
+    else query[name] = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  }
+  if (route.query && !route.query(query)) throw new InvalidInputError(`Invalid query parameters: ${describe(route.query, 'query')}`);
+  const rawBody = (ctx.request as { body?: unknown }).body;
+  const body = rawBody === undefined || rawBody === null || (typeof rawBody === 'string' && rawBody === '') ? {} : rawBody;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');
+  if (route.body && !route.body(body)) throw new InvalidInputError(`Invalid request body: ${describe(route.body, 'body')}`);
+  return route.def.handle({
+    params: (ctx as Context & { params?: Record<string, string> }).params ?? {},
+    query,
+    body: body as Record<string, unknown>,
+    principal,
+    ctx,
+  });
+}

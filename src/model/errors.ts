@@ -1,0 +1,66 @@
+/**
+ * Typed domain errors. Services and stores throw these; src/http/errors.ts is the one place that turns them
+ * into an HTTP status and the JSON body {status, message, exceptionClass}.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Malformed JSON, bad URN, bad parameter or enum value. */
+export class InvalidInputError extends DomainError {
+  readonly status = 400;
+}
+
+/** Missing or invalid token. */
+export class UnauthorizedError extends DomainError {
+  readonly status = 401;
+}
+
+/** Valid token without the scope the call needs. */
+export class ForbiddenError extends DomainError {
+  readonly status = 403;
+}
+
+/** Unknown path, missing entity, aspect or version. */
+export class NotFoundError extends DomainError {
+  readonly status = 404;
+}
+
+export class MethodNotAllowedError extends DomainError {
+  readonly status = 405;
+}
+
+export class PayloadTooLargeError extends DomainError {
+  readonly status = 413;
+}
+
+/** Schema validation failure, unknown aspect for the entity type, URN/type mismatch. */
+export class ValidationError extends DomainError {
+  readonly status = 422;
+  constructor(
+    message: string,
+    readonly details: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The configured engine lacks a capability (e.g. delete-by-query). */
+export class NotSupportedError extends DomainError {
+  readonly status = 501;
+}
+
+/** A backend is unreachable or timed out. */
+export class UnavailableError extends DomainError {
+  readonly status = 503;
+  constructor(
+    message: string,
+    readonly backend: 'neo4j' | 'search',
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,305 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidInputError, ValidationError } from './errors';
+import { makeUrn, parseUrn, tryParseUrn, type Urn } from './urn';
+
+/**
+ * The entity and aspect registry, built once from `schema/`: entities.json plus one JSON Schema per aspect.
+ * Annotations (x-aspect, x-key, x-relationship, x-searchable, x-urn) drive validation, edge projection and indexing.
+ */
+
+export type SearchFieldType =
+  | 'TEXT'
+  | 'TEXT_PARTIAL'
+  | 'WORD_GRAM'
+  | 'KEYWORD'
+  | 'URN'
+  | 'URN_PARTIAL'
+  | 'BOOLEAN'
+  | 'COUNT'
+  | 'DATETIME'
+  | 'BROWSE_PATH';
+
+export interface SearchableField {
+  /** Path of the value inside the aspect; `*` steps into array items. */
+  path: string[];
+  fieldName: string;
+  fieldType: SearchFieldType;
+  queryByDefault: boolean;
+  addToFilters: boolean;
+  enableAutocomplete: boolean;
+  boostScore: number;
+}
+
+export interface RelationshipField {
+  path: string[];
+  name: string;
+  entityTypes: string[];
+}
+
+export interface UrnField {
+  path: string[];
+  entityTypes: string[];
+}
+
+export interface AspectSpec {
+  name: string;
+  recordName: string;
+  shortRecordName: string;
+  timeseries: boolean;
+  key?: { entity: string; parts: string[] };
+  schema: Record<string, unknown>;
+  relationships: RelationshipField[];
+  searchable: SearchableField[];
+  urnFields: UrnField[];
+}
+
+export interface EntitySpec {
+  name: string;
+  keyAspect: string;
+  snapshot?: string;
+  aspects: Set<string>;
+}
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  'x-aspect'?: { name: string; recordName: string; timeseries?: boolean };
+  'x-key'?: { entity: string; parts: string[] };
+  'x-relationship'?: { name: string; entityTypes: string[] };
+  'x-searchable'?: Partial<SearchableField> & { fieldName: string; fieldType: SearchFieldType };
+  'x-urn'?: { entityTypes: string[] };
+  [k: string]: unknown;
+}
+
+const ANNOTATIONS = ['x-aspect', 'x-relationship', 'x-searchable', 'x-key', 'x-urn'];
+
+/** Collects annotated fields by walking properties (named steps) and items (`*` steps). */
+function walk(schema: JsonSchema, path: string[], visit: (node: JsonSchema, path: string[]) => void): void {
+  visit(schema, path);
+  for (const [name, child] of Object.entries(schema.properties ?? {})) walk(child, [...path, name], visit);
+  if (schema.items) walk(schema.items, [...path, '*'], visit);
+}
+
+/** All leaf values found at a path (arrays flattened); missing steps yield nothing. */
+export function valuesAt(value: unknown, path: readonly string[]): unknown[] {
+  let current: unknown[] = [value];
+  for (const step of path) {
+    const next: unknown[] = [];
+    for (const v of current) {
+      if (v === null || v === undefined) continue;
+      if (step === '*') {
+        if (Array.isArray(v)) next.push(...v);
+      } else if (typeof v === 'object' && !Array.isArray(v)) {
+        const child = (v as Record<string, unknown>)[step];
+        if (child !== undefined && child !== null) next.push(child);
+      }
+    }
+    current = next;
+  }
+  return current.flatMap((v) => (Array.isArray(v) ? v : [v]));
+}
+
+function describeAjvError(e: ErrorObject): { path: string; message: string } {
+  const path = e.instancePath || '/';
+  if (e.keyword === 'required') return { path, message: `missing required field '${(e.params as { missingProperty: string }).missingProperty}'` };
+  if (e.keyword === 'enum') {
+    return { path, message: `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` };
+  }
+  return { path, message: e.message ?? 'is invalid' };
+}
+
+export class Registry {
+  readonly entities = new Map<string, EntitySpec>();
+  readonly aspects = new Map<string, AspectSpec>();
+  private readonly aspectsByRecordName = new Map<string, AspectSpec>();
+  private readonly entitiesBySnapshot = new Map<string, EntitySpec>();
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(
+    readonly urnNamespace: string,
+    entityFile: { entities: { name: string; keyAspect: string; snapshot?: string; aspects: string[] }[] },
+    aspectSchemas: JsonSchema[],
+  ) {
+    const ajv = new Ajv({ strict: true, removeAdditional: true, allErrors: true, allowUnionTypes: true });
+    ajv.addVocabulary(ANNOTATIONS);
+    for (const schema of aspectSchemas) {
+      const meta = schema['x-aspect'];
+      if (!meta) throw new Error(`aspect schema ${String(schema.$id)} lacks x-aspect`);
+      const spec: AspectSpec = {
+        name: meta.name,
+        recordName: meta.recordName,
+        shortRecordName: meta.recordName.split('.').pop()!,
+        timeseries: Boolean(meta.timeseries),
+        key: schema['x-key'],
+        schema,
+        relationships: [],
+        searchable: [],
+        urnFields: [],
+      };
+      walk(schema, [], (node, path) => {
+        const rel = node['x-relationship'];
+        if (rel) spec.relationships.push({ path, name: rel.name, entityTypes: rel.entityTypes });
+        const urn = node['x-urn'];
+        if (rel || urn) spec.urnFields.push({ path, entityTypes: (rel ?? urn)!.entityTypes });
+        const s = node['x-searchable'];
+        if (s) {
+          spec.searchable.push({
+            path,
+            fieldName: s.fieldName,
+            fieldType: s.fieldType,
+            queryByDefault: s.queryByDefault ?? ['TEXT', 'TEXT_PARTIAL', 'WORD_GRAM', 'URN', 'URN_PARTIAL'].includes(s.fieldType),
+            addToFilters: s.addToFilters ?? false,
+            enableAutocomplete: s.enableAutocomplete ?? false,
+            boostScore: s.boostScore ?? 1,
+          });
+        }
+      });
+      this.aspects.set(spec.name, spec);
+      this.aspectsByRecordName.set(spec.recordName, spec);
+      this.aspectsByRecordName.set(spec.shortRecordName, spec);
+      this.validators.set(spec.name, ajv.compile(schema));
+    }
+    for (const e of entityFile.entities) {
+      for (const a of [e.keyAspect, ...e.aspects]) {
+        if (!this.aspects.has(a)) throw new Error(`entity ${e.name} names unknown aspect ${a}`);
+      }
+      const spec: EntitySpec = { name: e.name, keyAspect: e.keyAspect, snapshot: e.snapshot, aspects: new Set([e.keyAspect, ...e.aspects]) };
+      this.entities.set(e.name, spec);
+      if (e.snapshot) {
+        this.entitiesBySnapshot.set(e.snapshot, spec);
+        this.entitiesBySnapshot.set(e.snapshot.split('.').pop()!, spec);
+      }
+    }
+  }
+
+  static load(schemaDir: string, urnNamespace = 'li'): Registry {
+    const entityFile = JSON.parse(readFileSync(join(schemaDir, 'entities.json'), 'utf8'));
+    const aspectDir = join(schemaDir, 'aspects');
+    const schemas = readdirSync(aspectDir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(aspectDir, f), 'utf8')) as JsonSchema);
+    return new Registry(urnNamespace, entityFile, schemas);
+  }
+
+  entity(name: string): EntitySpec {
+    const spec = this.entities.get(name);
+    if (!spec) throw new InvalidInputError(`Unknown entity type '${name}'`);
+    return spec;
+  }
+
+  /** Parses a URN and checks its namespace and entity type are known. */
+  parseEntityUrn(raw: unknown, what = 'urn'): { urn: Urn; entity: EntitySpec } {
+    const urn = parseUrn(raw, what);
+    if (urn.namespace !== this.urnNamespace) {
+      throw new InvalidInputError(`Invalid ${what} '${urn.raw}': namespace must be '${this.urnNamespace}'`);
+    }
+    const entity = this.entities.get(urn.entityType);
+    if (!entity) throw new InvalidInputError(`Invalid ${what} '${urn.raw}': unknown entity type '${urn.entityType}'`);
+    this.keyAspectFor(urn, entity);
+    return { urn, entity };
+  }
+
+  /** A well-formed URN of this namespace, whatever its entity type. */
+  parseUrnLoosely(raw: unknown, what = 'urn'): string {
+    const urn = parseUrn(raw, what);
+    if (urn.namespace !== this.urnNamespace) {
+      throw new InvalidInputError(`Invalid ${what} '${urn.raw}': namespace must be '${this.urnNamespace}'`);
+    }
+    return urn.raw;
+  }
+
+  /** The aspect spec of an aspect valid for the entity type; 422 when the entity does not carry it. */
+  aspectFor(entity: EntitySpec, aspectName: unknown): AspectSpec {
+    if (typeof aspectName !== 'string' || aspectName === '') throw new InvalidInputError('aspectName is required');
+    const spec = this.aspects.get(aspectName);
+    if (!spec || !entity.aspects.has(aspectName)) {
+      throw new ValidationError(`Unknown aspect '${aspectName}' for entity type '${entity.name}'`);
+    }
+    return spec;
+  }
+
+  aspectByRecordName(recordName: string): AspectSpec | undefined {
+    return this.aspectsByRecordName.get(recordName);
+  }
+
+  entityBySnapshot(recordName: string): EntitySpec | undefined {
+    return this.entitiesBySnapshot.get(recordName);
+  }
+
+  /** The key aspect value derived from the URN; 400 when the URN's parts do not fit the key. */
+  keyAspectFor(urn: Urn, entity: EntitySpec): { aspect: AspectSpec; value: Record<string, unknown> } {
+    const aspect = this.aspects.get(entity.keyAspect)!;
+    const parts = aspect.key!.parts;
+    if (urn.parts.length !== parts.length) {
+      throw new InvalidInputError(
+        `Invalid urn '${urn.raw}': a ${entity.name} urn has ${parts.length} part(s) (${parts.join(', ')}), found ${urn.parts.length}`,
+      );
+    }
+    const value: Record<string, unknown> = Object.fromEntries(parts.map((p, i) => [p, urn.parts[i]]));
+    try {
+      return { aspect, value: this.validate(aspect, value) };
+    } catch (e) {
+      if (e instanceof ValidationError) {
+        throw new InvalidInputError(`Invalid urn '${urn.raw}': ${e.details.map((d) => `${d.path.slice(1)} ${d.message}`).join('; ')}`);
+      }
+      throw e;
+    }
+  }
+
+  keyUrnOf(entityName: string, key: Record<string, unknown>): string {
+    const aspect = this.aspects.get(this.entity(entityName).keyAspect)!;
+    return makeUrn(this.urnNamespace, entityName, aspect.key!.parts.map((p) => String(key[p])));
+  }
+
+  /**
+   * Validates an aspect value and returns a cleaned copy (unknown fields dropped).
+   * Wrong types, missing required fields and malformed URNs in foreign-key fields are 422.
+   */
+  validate(aspect: AspectSpec, value: unknown): Record<string, unknown> {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new ValidationError(`Aspect '${aspect.name}' must be a JSON object`, [{ path: '/', message: 'must be object' }]);
+    }
+    const copy = structuredClone(value) as Record<string, unknown>;
+    const validator = this.validators.get(aspect.name)!;
+    if (!validator(copy)) {
+      const details = (validator.errors ?? []).slice(0, 10).map(describeAjvError);
+      throw new ValidationError(
+        `Invalid ${aspect.name}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+        details,
+      );
+    }
+    for (const field of aspect.urnFields) {
+      for (const v of valuesAt(copy, field.path)) {
+        const urn = tryParseUrn(v);
+        const where = '/' + field.path.join('/');
+        const problem = !urn
+          ? `must be a urn, got ${JSON.stringify(v)}`
+          : field.entityTypes.length > 0 && !field.entityTypes.includes(urn.entityType)
+            ? `must reference ${field.entityTypes.join(' or ')}, got '${urn.raw}'`
+            : null;
+        if (problem) throw new ValidationError(`Invalid ${aspect.name}: ${where} ${problem}`, [{ path: where, message: problem }]);
+      }
+    }
+    return copy;
+  }
+
+  /** Edges an aspect value implies: relationship name and target URN, de-duplicated. */
+  edgesOf(aspect: AspectSpec, value: Record<string, unknown>): { type: string; target: string }[] {
+    const seen = new Set<string>();
+    const edges: { type: string; target: string }[] = [];
+    for (const rel of aspect.relationships) {
+      for (const v of valuesAt(value, rel.path)) {
+        const key = `${rel.name}\u0000${String(v)}`;
+        if (typeof v === 'string' && !seen.has(key)) {
+          seen.add(key);
+          edges.push({ type: rel.name, target: v });
+        }
+      }
+    }
+    return edges;
+  }
+}

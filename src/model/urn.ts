@@ -1,0 +1,69 @@
+import { InvalidInputError } from './errors';
+
+/** A parsed URN: `urn:<namespace>:<entityType>:<id>`, where id may be a tuple `(a,b,c)` whose members may be URNs. */
+export interface Urn {
+  readonly raw: string;
+  readonly namespace: string;
+  readonly entityType: string;
+  readonly id: string;
+  /** The tuple members when id is `(…)`, else `[id]`. */
+  readonly parts: readonly string[];
+}
+
+const MAX_URN_LENGTH = 2048;
+const ENTITY_TYPE = /^[a-zA-Z][a-zA-Z0-9]*$/;
+
+/** Splits `a,(b,c),urn:li:x:(d,e)` on commas at nesting depth 0; returns null when parentheses are unbalanced. */
+function splitTuple(inner: string): string[] | null {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of inner) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (depth < 0) return null;
+    if (ch === ',' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  if (depth !== 0) return null;
+  parts.push(current);
+  return parts;
+}
+
+export function tryParseUrn(raw: unknown): Urn | null {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URN_LENGTH) return null;
+  if (/[\u0000-\u001f]/.test(raw)) return null;
+  const m = /^urn:([a-zA-Z0-9]+):([^:]+):(.+)$/s.exec(raw);
+  if (!m) return null;
+  const [, namespace, entityType, id] = m;
+  if (!ENTITY_TYPE.test(entityType) || id.trim() === '') return null;
+  let parts: string[];
+  if (id.startsWith('(')) {
+    if (!id.endsWith(')')) return null;
+    const split = splitTuple(id.slice(1, -1));
+    if (!split || split.some((p) => p === '')) return null;
+    parts = split;
+  } else {
+    parts = [id];
+  }
+  return { raw, namespace, entityType, id, parts };
+}
+
+export function parseUrn(raw: unknown, what = 'urn'): Urn {
+  const urn = tryParseUrn(raw);
+  if (!urn) {
+    const shown = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 200)) : typeof raw;
+    throw new InvalidInputError(`Invalid ${what} ${shown}: expected urn:<namespace>:<entityType>:<id>`);
+  }
+  return urn;
+}
+
+/** Builds `urn:li:<type>:<id>` or a tuple URN from its parts. */
+export function makeUrn(namespace: string, entityType: string, parts: readonly string[]): string {
+  const id = parts.length === 1 ? parts[0] : `(${parts.join(',')})`;
+  return `urn:${namespace}:${entityType}:${id}`;
+}

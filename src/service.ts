@@ -1,0 +1,140 @@
+import { execFileSync } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { OpenAuthenticator } from './auth';
+import type { Config } from './config';
+import { createHttpApp } from './http/app';
+import { createLogger } from './logger';
+import { Registry } from './model/registry';
+import { metadataRoutes } from './http/routes/metadata';
+import { searchRoutes } from './http/routes/search';
+import { SearchService } from './services/search/search-service';
+import { HealthService } from './services/health';
+import { IngestionService } from './services/ingestion';
+import { RetrievalService } from './services/retrieval';
+import { AspectStore } from './stores/graph/aspect-store';
+import { OutboxStore } from './stores/graph/outbox-store';
+import { IndexNames } from './stores/search/mappings';
+import { SearchIndexer } from './services/indexing/indexer';
+import { Neo4jStore } from './stores/graph/neo4j';
+import { createSearchEngine } from './stores/search/adapters';
+import type { EngineName, SearchEngine } from './stores/search/engine';
+
+export const ROOT_DIR = join(__dirname, '..');
+const VERSION: string = require('../package.json').version;
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+export interface BackendAddresses {
+  neo4jUri: string;
+  searchUrl: string;
+  searchEngine: EngineName;
+}
+
+export interface RunningService {
+  url: string;
+  server: Server;
+  graph: Neo4jStore;
+  search: SearchEngine;
+  indexer: SearchIndexer;
+  indexNames: IndexNames;
+  registry: Registry;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** The composition root: stores, services and the HTTP app, wired once. */
+export async function startService(config: Config, backends: BackendAddresses, logger = createLogger(config.LOG_LEVEL)): Promise<RunningService> {
+  const registry = Registry.load(join(ROOT_DIR, 'schema'), config.URN_NAMESPACE);
+  const graph = new Neo4jStore(
+    {
+      uri: backends.neo4jUri,
+      user: config.NEO4J_USER,
+      password: config.NEO4J_PASSWORD,
+      database: config.NEO4J_DATABASE,
+      timeoutMs: config.BACKEND_TIMEOUT_MS,
+      cypherDir: join(ROOT_DIR, 'cypher'),
+    },
+    logger,
+  );
+  const search = createSearchEngine({
+    engine: backends.searchEngine,
+    url: backends.searchUrl,
+    username: config.SEARCH_USERNAME,
+    password: config.SEARCH_PASSWORD,
+    timeoutMs: config.BACKEND_TIMEOUT_MS,
+  });
+  await graph.ensureSchema();
+
+  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX);
+  const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
+  const indexer = new SearchIndexer(
+    registry,
+    aspectStore,
+    new OutboxStore(graph, config.SEARCH_INDEX_PREFIX),
+    search,
+    indexNames,
+    { batchSize: config.OUTBOX_BATCH_SIZE, pollMs: config.OUTBOX_POLL_MS, maxBackoffMs: config.HEALTH_CHECK_INTERVAL_MS * 2 },
+    logger,
+  );
+  const ingestion = new IngestionService(registry, aspectStore, null, {
+    retention: config.RETENTION_MAX_VERSIONS,
+    onCommitted: () => indexer.notify(),
+  });
+  const retrieval = new RetrievalService(registry, aspectStore);
+  const searchService = new SearchService(registry, search, indexNames, aspectStore);
+
+  const commit = gitCommit();
+  const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
+  const app = createHttpApp({
+    logger,
+    bodyLimitBytes: config.BODY_LIMIT,
+    health,
+    auth: new OpenAuthenticator(),
+    routes: [...metadataRoutes({ ingestion, retrieval }), ...searchRoutes(searchService)],
+    serverConfig: () => ({
+      noCode: 'true',
+      versions: { 'graph-metadata-service': { version: VERSION, commit } },
+      datasetUrnNameCasing: false,
+      statefulIngestionCapable: false,
+      retention: 'true',
+      timeZone: 'GMT',
+    }),
+  });
+
+  indexer.start();
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+
+  return {
+    url,
+    server,
+    graph,
+    search,
+    indexer,
+    indexNames,
+    registry,
+    logger,
+    async close() {
+      await indexer.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.allSettled([graph.close(), search.close()]);
+    },
+  };
+}

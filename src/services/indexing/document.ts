@@ -1,0 +1,56 @@
+import { valuesAt, type EntitySpec, type Registry } from '../../model/registry';
+import { tryParseUrn } from '../../model/urn';
+import { searchableFields } from '../../stores/search/mappings';
+
+export type SearchDocument = Record<string, unknown>;
+
+function ancestors(path: string): string[] {
+  const segments = path.split('/').filter(Boolean);
+  const out = ['/'];
+  for (let i = 1; i < segments.length; i++) out.push('/' + segments.slice(0, i).join('/'));
+  return out;
+}
+
+function flatten(value: unknown): unknown[] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return value.flatMap(flatten);
+  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}=${String(v)}`);
+  return [value];
+}
+
+/**
+ * The search document of an entity, built from its latest aspects by the searchable annotations of schema/.
+ * Fields shared by several aspects are merged; soft deletion is the `removed` flag.
+ */
+export function buildDocument(registry: Registry, entity: EntitySpec, urn: string, aspects: Map<string, Record<string, unknown>>): SearchDocument {
+  const doc: SearchDocument = { urn, entityType: entity.name, removed: false };
+  const names = new Set<string>();
+  const urnTokens = new Set<string>();
+  for (const [fieldName, fields] of searchableFields(registry, entity)) {
+    const values: unknown[] = [];
+    for (const { aspect, field } of fields) {
+      const value = aspects.get(aspect);
+      if (!value) continue;
+      for (const v of valuesAt(value, field.path).flatMap(flatten)) {
+        if (!values.includes(v)) values.push(v);
+        if (field.enableAutocomplete && typeof v === 'string' && v !== '') names.add(v);
+        // URN values are also searchable by their id: "hive", "pii", "jdoe".
+        if ((field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL') && typeof v === 'string' && v.startsWith('urn:')) {
+          const id = tryParseUrn(v)?.parts.map((p) => (p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
+          for (const part of id ?? []) urnTokens.add(part);
+        }
+      }
+    }
+    if (values.length === 0) continue;
+    if (fieldName === 'removed') doc.removed = values.includes(true);
+    else doc[fieldName] = values.length === 1 ? values[0] : values;
+  }
+  const paths = (aspects.get('browsePaths')?.paths as string[] | undefined) ?? [];
+  doc.browsePaths = paths;
+  doc.browsePathPrefixes = [...new Set(paths.flatMap(ancestors))];
+  doc.browsePathParents = [...new Set(paths.map((p) => ancestors(p).pop()!))];
+  doc.urnTokens = [...urnTokens];
+  doc.autocomplete = [...names];
+  doc.nameExact = [...new Set([...names].map((n) => n.toLowerCase()))];
+  return doc;
+}

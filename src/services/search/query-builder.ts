@@ -1,0 +1,252 @@
+import { InvalidInputError } from '../../model/errors';
+import type { EntitySpec, Registry, SearchableField } from '../../model/registry';
+import type { Body } from '../../stores/search/engine';
+import { isTextField, searchableFields } from '../../stores/search/mappings';
+
+/**
+ * Pure translation of the interface's search input and filters into engine query bodies (the same for OpenSearch and
+ * Elasticsearch). No I/O here, so it is unit-tested on its own.
+ */
+
+export const CONDITIONS = [
+  'CONTAIN',
+  'END_WITH',
+  'EQUAL',
+  'GREATER_THAN',
+  'GREATER_THAN_OR_EQUAL_TO',
+  'LESS_THAN',
+  'LESS_THAN_OR_EQUAL_TO',
+  'START_WITH',
+] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+export interface Criterion {
+  field: string;
+  values: string[];
+  condition: Condition;
+  negated: boolean;
+}
+
+/** OR of AND groups. */
+export type Filter = Criterion[][];
+
+export interface FieldInfo {
+  name: string;
+  text: boolean;
+  /** Entity types a URN-valued field refers to (empty when not a URN field). */
+  urnTypes: string[];
+  queryByDefault: boolean;
+  boost: number;
+  facet: boolean;
+}
+
+/** What the query builder needs to know about one entity type's index. */
+export class SearchSchema {
+  readonly fields = new Map<string, FieldInfo>();
+
+  constructor(
+    readonly entity: string,
+    readonly urnNamespace: string,
+    fields: FieldInfo[],
+  ) {
+    for (const f of fields) this.fields.set(f.name, f);
+    for (const name of ['urn', 'browsePaths', 'entityType']) this.fields.set(name, { name, text: false, urnTypes: [], queryByDefault: false, boost: 1, facet: false });
+    this.fields.set('removed', { name: 'removed', text: false, urnTypes: [], queryByDefault: false, boost: 1, facet: false });
+  }
+
+  static fromRegistry(registry: Registry, entity: EntitySpec): SearchSchema {
+    const infos: FieldInfo[] = [];
+    for (const [name, entries] of searchableFields(registry, entity)) {
+      const first: SearchableField = entries[0].field;
+      const urnTypes = new Set<string>();
+      for (const { aspect, field } of entries) {
+        const spec = registry.aspects.get(aspect)!;
+        for (const u of spec.urnFields) if (u.path.join('/') === field.path.join('/')) u.entityTypes.forEach((t) => urnTypes.add(t));
+      }
+      infos.push({
+        name,
+        text: isTextField(first),
+        urnTypes: first.fieldType.startsWith('URN') ? [...urnTypes] : [],
+        queryByDefault: entries.some((e) => e.field.queryByDefault),
+        boost: Math.max(...entries.map((e) => e.field.boostScore)),
+        facet: entries.some((e) => e.field.addToFilters),
+      });
+    }
+    return new SearchSchema(entity.name, registry.urnNamespace, infos);
+  }
+
+  get facets(): string[] {
+    return [...this.fields.values()].filter((f) => f.facet).map((f) => f.name);
+  }
+
+  /** The indexed field a filter or term query on `name` targets (keyword sub-field for text fields). */
+  exactField(name: string): string {
+    const base = name.replace(/\.keyword$/, '');
+    const info = this.fields.get(base);
+    return info?.text ? `${base}.keyword` : base;
+  }
+
+  /** A value and, for URN fields given a bare id, the URNs it may stand for. */
+  expand(field: string, value: string): string[] {
+    const info = this.fields.get(field.replace(/\.keyword$/, ''));
+    if (!info || info.urnTypes.length === 0 || value.startsWith('urn:')) return [value];
+    return [value, ...info.urnTypes.map((t) => `urn:${this.urnNamespace}:${t}:${value}`)];
+  }
+}
+
+const QUERY_STRING_SPECIAL = /[+\-=&|><!(){}[\]^"~:\\/]/g;
+
+function escapeQueryString(value: string, keepWildcards: boolean): string {
+  const escaped = value.replace(QUERY_STRING_SPECIAL, (c) => `\\${c}`);
+  return keepWildcards ? escaped : escaped.replace(/[*?]/g, (c) => `\\${c}`);
+}
+
+function escapeWildcard(value: string): string {
+  return value.replace(/[\\*?]/g, (c) => `\\${c}`);
+}
+
+/** Splits input into tokens, keeping quoted strings and parentheses apart. */
+function tokenize(input: string): string[] {
+  const tokens: string[] = [];
+  const re = /\s*("(?:[^"\\]|\\.)*"|\(|\)|[^\s()"]+(?:"(?:[^"\\]|\\.)*")?)/gy;
+  let m: RegExpExecArray | null;
+  let last = 0;
+  while ((m = re.exec(input)) !== null) {
+    tokens.push(m[1]);
+    last = re.lastIndex;
+  }
+  if (input.slice(last).trim() !== '') throw new InvalidInputError('The search input has an unterminated quote');
+  return tokens;
+}
+
+/**
+ * Rewrites `<field>:<value>` terms so that a URN field matches by id (`tags:pii` finds `urn:li:tag:pii`) and values
+ * need no escaping; free text, AND/OR/NOT and parentheses pass through to the engine's query_string parser.
+ */
+export function rewriteQuery(input: string, schema: SearchSchema): string {
+  return tokenize(input)
+    .map((token) => {
+      if (['AND', 'OR', 'NOT', '(', ')', '&&', '||'].includes(token)) return token;
+      const m = /^([A-Za-z_][\w.]*):(.+)$/s.exec(token);
+      if (m && schema.fields.has(m[1].replace(/\.keyword$/, ''))) {
+        const field = m[1];
+        const raw = m[2].startsWith('"') && m[2].endsWith('"') ? m[2].slice(1, -1) : m[2];
+        const target = schema.fields.get(field.replace(/\.keyword$/, ''))!.text && !field.endsWith('.keyword') ? field : schema.exactField(field);
+        const alternatives = schema.expand(field, raw).map((v) => `${target}:${escapeQueryString(v, true)}`);
+        return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
+      }
+      if (token.startsWith('"')) return token;
+      return escapeQueryString(token, true).replace(/\\-/g, '-');
+    })
+    .join(' ');
+}
+
+/** The scoring part of a search: match-all for `*`, else query_string over the default fields, exact names first. */
+export function textQuery(input: string, schema: SearchSchema): Body {
+  const trimmed = input.trim();
+  if (trimmed === '' || trimmed === '*') return { match_all: {} };
+  const defaults = [...schema.fields.values()].filter((f) => f.queryByDefault).map((f) => `${f.name}^${f.boost}`);
+  return {
+    bool: {
+      must: [
+        {
+          query_string: {
+            query: rewriteQuery(trimmed, schema),
+            fields: [...defaults, 'urnTokens', 'autocomplete^2'],
+            default_operator: 'AND',
+            lenient: true,
+            analyze_wildcard: true,
+          },
+        },
+      ],
+      should: [{ term: { nameExact: { value: trimmed.toLowerCase(), boost: 1000 } } }],
+    },
+  };
+}
+
+function criterionQuery(c: Criterion, schema: SearchSchema): Body {
+  const field = schema.exactField(c.field);
+  const values = c.values.flatMap((v) => (c.condition === 'EQUAL' ? schema.expand(c.field, v) : [v]));
+  const one = (value: string): Body => {
+    switch (c.condition) {
+      case 'EQUAL':
+        return { term: { [field]: value } };
+      case 'CONTAIN':
+        return { wildcard: { [field]: { value: `*${escapeWildcard(value)}*`, case_insensitive: true } } };
+      case 'START_WITH':
+        return { wildcard: { [field]: { value: `${escapeWildcard(value)}*`, case_insensitive: true } } };
+      case 'END_WITH':
+        return { wildcard: { [field]: { value: `*${escapeWildcard(value)}`, case_insensitive: true } } };
+      case 'GREATER_THAN':
+        return { range: { [field]: { gt: value } } };
+      case 'GREATER_THAN_OR_EQUAL_TO':
+        return { range: { [field]: { gte: value } } };
+      case 'LESS_THAN':
+        return { range: { [field]: { lt: value } } };
+      case 'LESS_THAN_OR_EQUAL_TO':
+        return { range: { [field]: { lte: value } } };
+    }
+  };
+  const query: Body = c.condition === 'EQUAL' ? { terms: { [field]: values } } : values.length === 1 ? one(values[0]) : { bool: { should: values.map(one), minimum_should_match: 1 } };
+  return c.negated ? { bool: { must_not: [query] } } : query;
+}
+
+/** The filter as an engine query; criteria on `excludeField` are left out (facet counts under the other filters). */
+export function filterQuery(filter: Filter, schema: SearchSchema, excludeField?: string): Body | null {
+  const groups = filter
+    .map((group) => group.filter((c) => c.field.replace(/\.keyword$/, '') !== excludeField))
+    .filter((group) => group.length > 0);
+  if (groups.length === 0 || groups.length < filter.length) return null;
+  if (groups.length === 1) return { bool: { filter: groups[0].map((c) => criterionQuery(c, schema)) } };
+  return { bool: { should: groups.map((g) => ({ bool: { filter: g.map((c) => criterionQuery(c, schema)) } })), minimum_should_match: 1 } };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function parseCriterion(raw: unknown, where: string): Criterion {
+  if (!isObject(raw)) throw new InvalidInputError(`${where} must be an object {field, value, condition}`);
+  if (typeof raw.field !== 'string' || !/^[A-Za-z_][\w.@]*$/.test(raw.field)) throw new InvalidInputError(`${where}.field must be a field name`);
+  const condition = raw.condition ?? 'EQUAL';
+  if (typeof condition !== 'string' || !(CONDITIONS as readonly string[]).includes(condition)) {
+    throw new InvalidInputError(`${where}.condition must be one of ${CONDITIONS.join(', ')}`);
+  }
+  let values: string[];
+  if (Array.isArray(raw.values) && raw.values.length > 0) values = raw.values.map(String);
+  else if (typeof raw.value === 'string' || typeof raw.value === 'number' || typeof raw.value === 'boolean') {
+    values = String(raw.value)
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
+  } else throw new InvalidInputError(`${where} needs a value or values`);
+  if (values.length === 0) throw new InvalidInputError(`${where} needs a value or values`);
+  return { field: raw.field, values, condition: condition as Condition, negated: raw.negated === true || raw.negated === 'true' };
+}
+
+/** Parses `{or:[{and:[…]}]}` or legacy `{criteria:[…]}`; null/undefined means no filter. */
+export function parseFilter(raw: unknown): Filter {
+  if (raw === undefined || raw === null) return [];
+  if (!isObject(raw)) throw new InvalidInputError('filter must be an object {or: [{and: [...]}]}');
+  const groups: Filter = [];
+  if (raw.or !== undefined) {
+    if (!Array.isArray(raw.or)) throw new InvalidInputError('filter.or must be a list');
+    raw.or.forEach((g, i) => {
+      if (!isObject(g) || !Array.isArray(g.and)) throw new InvalidInputError(`filter.or[${i}] must be {and: [...]}`);
+      groups.push(g.and.map((c, j) => parseCriterion(c, `filter.or[${i}].and[${j}]`)));
+    });
+  }
+  if (raw.criteria !== undefined) {
+    if (!Array.isArray(raw.criteria)) throw new InvalidInputError('filter.criteria must be a list');
+    groups.push(raw.criteria.map((c, j) => parseCriterion(c, `filter.criteria[${j}]`)));
+  }
+  return groups.filter((g) => g.length > 0);
+}
+
+/** Soft-deleted entities never appear. */
+export const NOT_REMOVED: Body = { bool: { must_not: [{ term: { removed: true } }] } };
+
+/** Lucene regular expression escaping for terms-aggregation `include` patterns. */
+export function escapeRegex(value: string): string {
+  return value.replace(/[.?+*|{}[\]()"\\#@&<>~]/g, (c) => `\\${c}`);
+}

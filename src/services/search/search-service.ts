@@ -1,0 +1,207 @@
+import { InvalidInputError } from '../../model/errors';
+import type { EntitySpec, Registry } from '../../model/registry';
+import type { AspectStore } from '../../stores/graph/aspect-store';
+import type { Body, SearchEngine, SearchHit } from '../../stores/search/engine';
+import type { IndexNames } from '../../stores/search/mappings';
+import { escapeRegex, filterQuery, NOT_REMOVED, parseFilter, SearchSchema, textQuery, type Filter } from './query-builder';
+
+const MAX_COUNT = 10_000;
+const WINDOW = 10_000;
+
+export interface SearchRequest {
+  input: string;
+  entity: string;
+  start: number;
+  count: number;
+  filter?: unknown;
+}
+
+function lastSegment(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  return parts[parts.length - 1] ?? '';
+}
+
+function normalizePath(raw: string): string {
+  const trimmed = raw.trim().replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/** Full-text search, browse and autocomplete over the derived index; hits are checked against Neo4j. */
+export class SearchService {
+  private readonly schemas = new Map<string, SearchSchema>();
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly engine: SearchEngine,
+    private readonly names: IndexNames,
+    private readonly aspects: AspectStore,
+  ) {}
+
+  private schema(entity: EntitySpec): SearchSchema {
+    let schema = this.schemas.get(entity.name);
+    if (!schema) {
+      schema = SearchSchema.fromRegistry(this.registry, entity);
+      this.schemas.set(entity.name, schema);
+    }
+    return schema;
+  }
+
+  private entity(name: unknown): EntitySpec {
+    if (typeof name !== 'string' || name === '') throw new InvalidInputError('entity is required');
+    return this.registry.entity(name);
+  }
+
+  /** Drops hits whose entity no longer exists in Neo4j (deleted after it was indexed). */
+  private async live(hits: SearchHit[]): Promise<SearchHit[]> {
+    const existing = await this.aspects.existing(hits.map((h) => h.id));
+    return hits.filter((h) => existing.has(h.id));
+  }
+
+  async search(request: SearchRequest) {
+    const entity = this.entity(request.entity);
+    const schema = this.schema(entity);
+    if (request.count > MAX_COUNT) throw new InvalidInputError(`count must be at most ${MAX_COUNT}`);
+    const filter = parseFilter(request.filter);
+    const index = this.names.entity(entity.name);
+    const postFilter = filterQuery(filter, schema);
+    const aggs: Record<string, Body> = {};
+    for (const facet of schema.facets) {
+      const others = filterQuery(filter, schema, facet);
+      const terms = { terms: { field: schema.exactField(facet), size: 50 } };
+      aggs[facet] = others ? { filter: others, aggs: { values: terms } } : { filter: { match_all: {} }, aggs: { values: terms } };
+    }
+    const body: Body = {
+      query: { bool: { must: [textQuery(request.input ?? '*', schema)], filter: [NOT_REMOVED] } },
+      ...(postFilter ? { post_filter: postFilter } : {}),
+      aggs,
+      sort: ['_score', { urn: 'asc' }],
+      _source: ['urn'],
+      highlight: { pre_tags: [''], post_tags: [''], number_of_fragments: 0, require_field_match: false, fields: { '*': {} } },
+    };
+    const result = await this.page(index, body, request.start, request.count);
+    const hits = await this.live(result.hits);
+    const facetMetadata = schema.facets.map((facet) => {
+      const buckets = ((result.aggregations?.[facet] as { values?: { buckets?: { key: unknown; doc_count: number }[] } })?.values?.buckets ?? []);
+      return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
+    });
+    const urns = hits.map((h) => h.id);
+    return {
+      value: {
+        numEntities: result.total,
+        pageSize: request.count,
+        from: request.start,
+        entities: urns,
+        metadata: {
+          urns,
+          matches: hits.map((h) => ({
+            matchedFields: Object.entries(h.highlight ?? {})
+              .filter(([name]) => !['nameExact', 'autocomplete'].includes(name.split('.')[0]))
+              .map(([name, values]) => ({ name: name.replace(/\.keyword$/, ''), value: values[0] ?? '' })),
+          })),
+          searchResultMetadatas: facetMetadata,
+        },
+      },
+    };
+  }
+
+  /** from/size inside the first 10,000 results; beyond that, walks there with search_after. */
+  private async page(index: string, body: Body, start: number, count: number) {
+    if (start + count <= WINDOW) return this.engine.search(index, { ...body, from: start, size: count });
+    let skipped = 0;
+    let after: unknown[] | undefined;
+    const walk: Body = { query: body.query, ...(body.post_filter ? { post_filter: body.post_filter } : {}), sort: body.sort, _source: false };
+    while (skipped < start) {
+      const size = Math.min(WINDOW, start - skipped);
+      const chunk = await this.engine.search(index, { ...walk, size, ...(after ? { search_after: after } : {}) });
+      if (chunk.hits.length === 0) return { ...chunk, hits: [] };
+      skipped += chunk.hits.length;
+      after = chunk.hits[chunk.hits.length - 1].sort;
+    }
+    return this.engine.search(index, { ...body, size: count, ...(after ? { search_after: after } : {}) });
+  }
+
+  async browse(request: { path: string; entity: string; start: number; limit: number; filter?: unknown }) {
+    const entity = this.entity(request.entity);
+    const schema = this.schema(entity);
+    if (request.limit > MAX_COUNT) throw new InvalidInputError(`limit must be at most ${MAX_COUNT}`);
+    const path = normalizePath(request.path ?? '/');
+    const filter = filterQuery(parseFilter(request.filter), schema);
+    const under: Body[] = [NOT_REMOVED, { term: { browsePathPrefixes: path } }, ...(filter ? [filter] : [])];
+    const groupPattern = `${escapeRegex(path === '/' ? '' : path)}/[^/]+`;
+    const groups = await this.engine.search(this.names.entity(entity.name), {
+      size: 0,
+      query: { bool: { filter: under } },
+      aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: 1000, order: { _key: 'asc' } } } },
+    });
+    const items = await this.engine.search(this.names.entity(entity.name), {
+      from: request.start,
+      size: request.limit,
+      query: { bool: { filter: [NOT_REMOVED, { term: { browsePathParents: path } }, ...(filter ? [filter] : [])] } },
+      sort: [{ urn: 'asc' }],
+      _source: ['urn', 'browsePaths'],
+    });
+    const hits = await this.live(items.hits);
+    const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
+    return {
+      value: {
+        numEntities: items.total,
+        pageSize: request.limit,
+        from: request.start,
+        metadata: {
+          path,
+          totalNumEntities: groups.total,
+          groups: buckets.map((b) => ({ name: lastSegment(b.key), count: b.doc_count })),
+        },
+        entities: hits.map((h) => {
+          const paths = (h.source.browsePaths as string[] | undefined) ?? [];
+          const own = paths.find((p) => normalizePath(p.split('/').slice(0, -1).join('/')) === path) ?? paths[0] ?? '';
+          return { name: lastSegment(own), urn: h.id };
+        }),
+      },
+    };
+  }
+
+  async autocomplete(request: { query: string; entity: string; limit: number; field?: string; filter?: unknown }) {
+    const entity = this.entity(request.entity);
+    const schema = this.schema(entity);
+    const query = (request.query ?? '').trim();
+    const limit = Math.min(Math.max(request.limit, 1), 100);
+    const filter = filterQuery(parseFilter(request.filter), schema);
+    const lower = query.toLowerCase();
+    const result = await this.engine.search(this.names.entity(entity.name), {
+      size: limit * 4,
+      query: {
+        bool: {
+          filter: [NOT_REMOVED, ...(filter ? [filter] : [])],
+          ...(query === ''
+            ? {}
+            : {
+                should: [
+                  { match_bool_prefix: { autocomplete: { query } } },
+                  { wildcard: { 'autocomplete.keyword': { value: `*${query.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } } },
+                  { term: { nameExact: { value: lower, boost: 100 } } },
+                ],
+                minimum_should_match: 1,
+              }),
+        },
+      },
+      _source: ['urn', 'autocomplete'],
+    });
+    const hits = await this.live(result.hits);
+    const suggestions: string[] = [];
+    const entities: { urn: string }[] = [];
+    for (const hit of hits) {
+      const names = ([] as string[]).concat((hit.source.autocomplete as string[] | string | undefined) ?? []);
+      const match = names.find((n) => n.toLowerCase().startsWith(lower)) ?? names.find((n) => n.toLowerCase().includes(lower)) ?? names[0];
+      if (match && !suggestions.includes(match)) {
+        suggestions.push(match);
+        entities.push({ urn: hit.id });
+      }
+      if (suggestions.length >= limit) break;
+    }
+    return { value: { query, suggestions, entities } };
+  }
+}
+
+export type { Filter };

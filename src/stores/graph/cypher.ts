@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Named Cypher statements from `cypher/*.cypher`. A file holds blocks introduced by `// @name <file>.<name>`-style
+ * headers (`// @name upsertAspect`), addressed as `<file>/<name>`. Statements are fixed text with parameters, so
+ * Neo4j caches their plans.
+ */
+export class CypherLibrary {
+  private readonly statements = new Map<string, string>();
+
+  constructor(dir: string) {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.cypher'))) {
+      const base = file.replace(/\.cypher$/, '');
+      let name: string | null = null;
+      let lines: string[] = [];
+      const flush = () => {
+        if (name) this.statements.set(`${base}/${name}`, lines.join('\n').trim().replace(/;\s*$/, ''));
+      };
+      for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+        const header = /^\/\/\s*@name\s+(\S+)/.exec(line);
+        if (header) {
+          flush();
+          name = header[1];
+          lines = [];
+        } else if (name) {
+          lines.push(line);
+        }
+      }
+      flush();
+    }
+  }
+
+  get(name: string): string {
+    const text = this.statements.get(name);
+    if (!text) throw new Error(`No Cypher statement named ${name}`);
+    return text;
+  }
+
+  /** All statements of one file in file order (used for the schema file). */
+  file(base: string): string[] {
+    return [...this.statements.entries()].filter(([k]) => k.startsWith(`${base}/`)).map(([, v]) => v);
+  }
+}

@@ -1,0 +1,115 @@
+import neo4j, { type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
+import type { Logger } from 'pino';
+import { UnavailableError } from '../../model/errors';
+import { CypherLibrary } from './cypher';
+
+export interface Neo4jOptions {
+  uri: string;
+  user: string;
+  password: string;
+  database: string;
+  timeoutMs: number;
+  cypherDir: string;
+}
+
+const UNAVAILABLE_CODES = new Set(['ServiceUnavailable', 'SessionExpired', 'Neo.ClientError.Cluster.NotALeader']);
+
+/** Translates driver failures that mean "Neo4j is not reachable" into a domain error; anything else is a bug. */
+export function translateNeo4jError(err: unknown): unknown {
+  const e = err as { code?: string; message?: string; name?: string };
+  if (
+    (e.code && UNAVAILABLE_CODES.has(e.code)) ||
+    (e.code && e.code.startsWith('Neo.TransientError.')) ||
+    /acquisition timed out|Connection acquisition|connect ECONNREFUSED|Failed to connect|Pool is closed/i.test(e.message ?? '')
+  ) {
+    return new UnavailableError('Neo4j is unavailable', 'neo4j');
+  }
+  return err;
+}
+
+/**
+ * The only code that talks to Neo4j. Always names the database, runs transaction functions (retried by the driver on
+ * transient errors, so callbacks must be idempotent) and tags each transaction with the caller's name.
+ */
+export class Neo4jStore {
+  readonly driver: Driver;
+  readonly cypher: CypherLibrary;
+
+  constructor(
+    private readonly options: Neo4jOptions,
+    private readonly logger: Logger,
+  ) {
+    const auth = options.user ? neo4j.auth.basic(options.user, options.password) : undefined;
+    this.driver = neo4j.driver(options.uri, auth, {
+      connectionTimeout: options.timeoutMs,
+      connectionAcquisitionTimeout: options.timeoutMs,
+      maxTransactionRetryTime: options.timeoutMs,
+      maxConnectionPoolSize: 100,
+      disableLosslessIntegers: true,
+      logging: { level: 'warn', logger: (level, message) => this.logger[level === 'error' ? 'error' : 'warn']({ neo4j: true }, message) },
+    });
+    this.cypher = new CypherLibrary(options.cypherDir);
+  }
+
+  get database(): string {
+    return this.options.database;
+  }
+
+  async read<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+    return this.session('READ', caller, work);
+  }
+
+  async write<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+    return this.session('WRITE', caller, work);
+  }
+
+  /** Runs one named statement in its own read transaction and returns the records. */
+  async query(caller: string, statement: string, params: Record<string, unknown> = {}): Promise<Neo4jRecord[]> {
+    return this.read(caller, async (tx) => (await tx.run(this.cypher.get(statement), params)).records);
+  }
+
+  private async session<T>(mode: 'READ' | 'WRITE', caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+    const session = this.driver.session({ database: this.options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
+    const config = { timeout: this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
+    try {
+      return mode === 'READ' ? await session.executeRead(work, config) : await session.executeWrite(work, config);
+    } catch (err) {
+      throw translateNeo4jError(err);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  }
+
+  /** Creates constraints and indexes; idempotent (IF NOT EXISTS). */
+  async ensureSchema(): Promise<void> {
+    const session = this.driver.session({ database: this.options.database });
+    try {
+      for (const statement of this.cypher.file('schema')) await session.run(statement);
+      await session.run('CALL db.awaitIndexes(60)');
+    } catch (err) {
+      throw translateNeo4jError(err);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    const session = this.driver.session({ database: this.options.database, defaultAccessMode: neo4j.session.READ });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        session.run(this.cypher.get('health/ping')),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new UnavailableError('Neo4j did not answer in time', 'neo4j')), timeoutMs))),
+      ]);
+    } catch (err) {
+      throw translateNeo4jError(err);
+    } finally {
+      clearTimeout(timer);
+      session.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+}

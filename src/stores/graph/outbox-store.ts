@@ -1,0 +1,43 @@
+import neo4j from 'neo4j-driver';
+import type { Neo4jStore } from './neo4j';
+
+export interface OutboxEntry {
+  urn: string;
+  rev: number;
+}
+
+/** The search outbox in Neo4j (cypher/outbox.cypher). Entries are written by the aspect statements themselves. */
+export class OutboxStore {
+  /** `ns` is the index set (SEARCH_INDEX_PREFIX) this store consumes and enqueues for. */
+  constructor(
+    private readonly neo4j: Neo4jStore,
+    private readonly ns: string,
+  ) {}
+
+  async claim(limit: number, leaseMs: number, now = Date.now()): Promise<OutboxEntry[]> {
+    return this.neo4j.write('outbox.claim', async (tx) => {
+      const result = await tx.run(this.neo4j.cypher.get('outbox/claim'), { limit: neo4j.int(limit), leaseMs, now, ns: this.ns });
+      return result.records.map((r) => ({ urn: r.get('urn') as string, rev: Number(r.get('rev')) }));
+    });
+  }
+
+  async acknowledge(entries: OutboxEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.neo4j.write('outbox.acknowledge', (tx) => tx.run(this.neo4j.cypher.get('outbox/acknowledge'), { entries, ns: this.ns }));
+  }
+
+  async release(urns: string[], retryAt: number): Promise<void> {
+    if (urns.length === 0) return;
+    await this.neo4j.write('outbox.release', (tx) => tx.run(this.neo4j.cypher.get('outbox/release'), { urns, retryAt, ns: this.ns }));
+  }
+
+  async pending(urns: string[] | null): Promise<number> {
+    const records = await this.neo4j.query('outbox.pending', 'outbox/pending', { urns, ns: this.ns });
+    return Number(records[0]?.get('pending') ?? 0);
+  }
+
+  async enqueue(urns: string[], now = Date.now()): Promise<void> {
+    if (urns.length === 0) return;
+    await this.neo4j.write('outbox.enqueue', (tx) => tx.run(this.neo4j.cypher.get('outbox/enqueue'), { urns, now, ns: this.ns }));
+  }
+}

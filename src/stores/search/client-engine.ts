@@ -1,0 +1,191 @@
+import type {
+  Body,
+  BulkItemResult,
+  BulkOperation,
+  EngineName,
+  LongRunningOptions,
+  SearchEngine,
+  SearchResult,
+  TaskInfo,
+} from './engine';
+import { translateEngineError } from './engine';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Call = (params: Record<string, unknown>, options?: Record<string, unknown>) => Promise<{ body: any; statusCode?: number | null }>;
+
+/**
+ * The structural subset of @elastic/elasticsearch 8 and @opensearch-project/opensearch that we use. Both accept the
+ * same parameter names with a `body`, and both answer `{body, statusCode}` (Elasticsearch with `meta: true`).
+ */
+export interface EngineClient {
+  ping: Call;
+  search: Call;
+  count: Call;
+  bulk: Call;
+  deleteByQuery: Call;
+  reindex: Call;
+  indices: { exists: Call; create: Call; delete: Call; refresh: Call; putMapping: Call };
+  cat: { indices: Call };
+  tasks: { get: Call };
+  nodes: { info: Call };
+  close(): Promise<void>;
+}
+
+/** One implementation over either client: the adapters differ only in how the client is built. */
+export class ClientSearchEngine implements SearchEngine {
+  private reindexSupport?: boolean;
+
+  constructor(
+    readonly engine: EngineName,
+    private readonly client: EngineClient,
+    private readonly requestOptions: Record<string, unknown>,
+  ) {}
+
+  /** Calls a client method bound to its namespace (the Elasticsearch client needs `this`). */
+  private async call<T = any>(fn: Call, params: Record<string, unknown>, options: Record<string, unknown> = {}, owner: unknown = this.client): Promise<T> {
+    try {
+      const response = await fn.call(owner, params, { ...this.requestOptions, ...options });
+      return response.body as T;
+    } catch (err) {
+      throw translateEngineError(err);
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    await this.call(this.client.ping, {}, { requestTimeout: timeoutMs, maxRetries: 0 });
+  }
+
+  async supportsReindex(): Promise<boolean> {
+    if (this.reindexSupport === undefined) {
+      const info = await this.call(this.client.nodes.info, { metric: 'plugins' }, {}, this.client.nodes);
+      const nodes = Object.values<any>(info.nodes ?? {});
+      this.reindexSupport = nodes.length > 0 && nodes.every((n) => (n.modules ?? []).concat(n.plugins ?? []).some((m: any) => m.name === 'reindex' || m.classname?.endsWith('ReindexPlugin') || m.classname?.endsWith('ReindexModulePlugin')));
+    }
+    return this.reindexSupport;
+  }
+
+  async indexExists(index: string): Promise<boolean> {
+    try {
+      const response = await this.client.indices.exists.call(this.client.indices, { index }, this.requestOptions);
+      return response.statusCode === 200 || response.body === true;
+    } catch (err) {
+      const e = err as { meta?: { statusCode?: number } };
+      if (e.meta?.statusCode === 404) return false;
+      throw translateEngineError(err);
+    }
+  }
+
+  async createIndex(index: string, definition: { settings?: Body; mappings?: Body }): Promise<void> {
+    try {
+      await this.client.indices.create.call(this.client.indices, { index, body: definition }, this.requestOptions);
+    } catch (err) {
+      const e = err as { meta?: { body?: { error?: { type?: string } } } };
+      if (e.meta?.body?.error?.type === 'resource_already_exists_exception') return;
+      throw translateEngineError(err);
+    }
+  }
+
+  async putMapping(index: string, mappings: Body): Promise<void> {
+    await this.call(this.client.indices.putMapping, { index, body: mappings }, {}, this.client.indices);
+  }
+
+  async deleteIndex(index: string): Promise<void> {
+    await this.call(this.client.indices.delete, { index, ignore_unavailable: true, allow_no_indices: true, expand_wildcards: 'open,closed' }, {}, this.client.indices);
+  }
+
+  async refresh(index: string): Promise<void> {
+    await this.call(this.client.indices.refresh, { index, ignore_unavailable: true, allow_no_indices: true }, {}, this.client.indices);
+  }
+
+  async listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]> {
+    const rows = await this.call<any[]>(this.client.cat.indices, { index: pattern, format: 'json', bytes: 'b', expand_wildcards: 'open' }, {}, this.client.cat);
+    return rows
+      .filter((r) => !String(r.index).startsWith('.'))
+      .map((r) => ({ index: r.index, sizeBytes: Number(r['store.size'] ?? r['pri.store.size'] ?? 0), docs: Number(r['docs.count'] ?? 0) }))
+      .sort((a, b) => a.index.localeCompare(b.index));
+  }
+
+  async bulk(operations: BulkOperation[], refresh = false): Promise<BulkItemResult[]> {
+    if (operations.length === 0) return [];
+    const body: unknown[] = [];
+    for (const o of operations) {
+      const versioning = o.version === undefined ? {} : { version: o.version, version_type: 'external_gte' };
+      body.push({ [o.op]: { _index: o.index, _id: o.id, ...versioning } });
+      if (o.op === 'index') body.push(o.doc);
+    }
+    const response = await this.call(this.client.bulk, { body, refresh: refresh ? 'true' : 'false' });
+    return (response.items as any[]).map((item) => {
+      const r = item.index ?? item.delete ?? item.create ?? item.update;
+      const superseded = r.status === 409;
+      const ok = r.status < 300 || superseded || (item.delete !== undefined && r.status === 404);
+      return { id: r._id, index: r._index, ok, superseded, status: r.status, error: ok ? undefined : String(r.error?.type ?? r.status) };
+    });
+  }
+
+  async search(index: string, body: Body): Promise<SearchResult> {
+    const response = await this.call(this.client.search, { index, body, ignore_unavailable: true, allow_no_indices: true, track_total_hits: true });
+    const total = response.hits?.total;
+    return {
+      total: typeof total === 'number' ? total : Number(total?.value ?? 0),
+      hits: (response.hits?.hits ?? []).map((h: any) => ({
+        id: h._id,
+        index: h._index,
+        score: h._score ?? null,
+        source: h._source ?? {},
+        highlight: h.highlight,
+        sort: h.sort,
+      })),
+      aggregations: response.aggregations,
+    };
+  }
+
+  async count(index: string, query?: Body): Promise<number> {
+    const response = await this.call(this.client.count, { index, body: query ? { query } : undefined, ignore_unavailable: true, allow_no_indices: true });
+    return Number(response.count ?? 0);
+  }
+
+  private longRunningParams(options: LongRunningOptions): Record<string, unknown> {
+    return {
+      wait_for_completion: options.waitForCompletion,
+      ...(options.batchSize ? { scroll_size: options.batchSize } : {}),
+      ...(options.timeoutSeconds ? { timeout: `${options.timeoutSeconds}s` } : {}),
+      ...(options.refresh ? { refresh: true } : {}),
+    };
+  }
+
+  async deleteByQuery(index: string, query: Body, options: LongRunningOptions): Promise<{ task?: string; deleted?: number }> {
+    const response = await this.call(this.client.deleteByQuery, { index, body: { query }, conflicts: 'proceed', ...this.longRunningParams(options) });
+    return { task: response.task, deleted: response.deleted };
+  }
+
+  async reindex(body: Body, options: LongRunningOptions): Promise<{ task?: string; created?: number }> {
+    const { scroll_size, ...params } = this.longRunningParams(options) as Record<string, unknown>;
+    const source = { ...(body.source as Body), ...(scroll_size ? { size: scroll_size } : {}) };
+    const response = await this.call(this.client.reindex, { body: { ...body, source }, ...params });
+    return { task: response.task, created: response.created };
+  }
+
+  async getTask(taskId: string): Promise<TaskInfo | null> {
+    try {
+      const response = await this.client.tasks.get.call(this.client.tasks, { task_id: taskId }, this.requestOptions);
+      const body = response.body;
+      return {
+        completed: Boolean(body.completed),
+        node: body.task.node,
+        id: Number(body.task.id),
+        runningTimeNanos: Number(body.task.running_time_in_nanos ?? 0),
+        status: body.task.status ?? {},
+        response: body.response,
+        error: body.error,
+      };
+    } catch (err) {
+      const e = err as { meta?: { statusCode?: number } };
+      if (e.meta?.statusCode === 404 || e.meta?.statusCode === 400) return null;
+      throw translateEngineError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,114 @@
+import { InvalidInputError, UnavailableError } from '../../model/errors';
+
+/**
+ * The search seam: the operations the rest of the service needs from a search engine. Two adapters implement it
+ * (OpenSearch and Elasticsearch) and send the same request bodies; only client plumbing differs.
+ */
+export type EngineName = 'opensearch' | 'elasticsearch';
+
+export type Body = Record<string, unknown>;
+
+export interface SearchHit {
+  id: string;
+  index: string;
+  score: number | null;
+  source: Record<string, unknown>;
+  highlight?: Record<string, string[]>;
+  sort?: unknown[];
+}
+
+export interface SearchResult {
+  total: number;
+  hits: SearchHit[];
+  aggregations?: Record<string, unknown>;
+}
+
+/** `version` makes the write conditional (external_gte): an older revision never overwrites a newer one. */
+export type BulkOperation =
+  | { op: 'index'; index: string; id: string; doc: Record<string, unknown>; version?: number }
+  | { op: 'delete'; index: string; id: string; version?: number };
+
+export interface BulkItemResult {
+  id: string;
+  index: string;
+  ok: boolean;
+  /** A newer revision is already indexed. */
+  superseded: boolean;
+  status: number;
+  error?: string;
+}
+
+export interface TaskInfo {
+  completed: boolean;
+  node: string;
+  id: number;
+  runningTimeNanos: number;
+  status: Record<string, unknown>;
+  response?: Record<string, unknown>;
+  error?: Record<string, unknown>;
+}
+
+export interface LongRunningOptions {
+  waitForCompletion: boolean;
+  /** Documents per scroll batch. */
+  batchSize?: number;
+  timeoutSeconds?: number;
+  refresh?: boolean;
+}
+
+export interface SearchEngine {
+  readonly engine: EngineName;
+  ping(timeoutMs: number): Promise<void>;
+  /** Whether the engine has the reindex module (reindex, delete-by-query, update-by-query). */
+  supportsReindex(): Promise<boolean>;
+  indexExists(index: string): Promise<boolean>;
+  /** Creates the index; a concurrent or earlier creation is not an error. */
+  createIndex(index: string, definition: { settings?: Body; mappings?: Body }): Promise<void>;
+  putMapping(index: string, mappings: Body): Promise<void>;
+  /** Deletes indices by name or pattern; missing ones are ignored. */
+  deleteIndex(index: string): Promise<void>;
+  refresh(index: string): Promise<void>;
+  listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]>;
+  bulk(operations: BulkOperation[], refresh?: boolean): Promise<BulkItemResult[]>;
+  search(index: string, body: Body): Promise<SearchResult>;
+  count(index: string, query?: Body): Promise<number>;
+  deleteByQuery(index: string, query: Body, options: LongRunningOptions): Promise<{ task?: string; deleted?: number }>;
+  reindex(body: Body, options: LongRunningOptions): Promise<{ task?: string; created?: number }>;
+  /** null when the engine knows no such task. */
+  getTask(taskId: string): Promise<TaskInfo | null>;
+  close(): Promise<void>;
+}
+
+interface EngineErrorLike {
+  name?: string;
+  message?: string;
+  meta?: { statusCode?: number; body?: unknown };
+  body?: unknown;
+}
+
+function rootCauseType(body: unknown): string {
+  const error = (body as { error?: { type?: string; root_cause?: { type?: string }[]; caused_by?: { type?: string } } })?.error;
+  return [error?.type, ...(error?.root_cause ?? []).map((c) => c.type), error?.caused_by?.type].filter(Boolean).join(' ');
+}
+
+/**
+ * Maps client errors to domain errors: unreachable engine → 503, a query the engine cannot parse → 400.
+ * Engine internals (index names, stack traces) never reach the caller.
+ */
+export function translateEngineError(err: unknown): unknown {
+  const e = err as EngineErrorLike;
+  if (['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError'].includes(e.name ?? '')) {
+    return new UnavailableError('The search engine is unavailable', 'search');
+  }
+  const status = e.meta?.statusCode;
+  if (status === 429 || status === 502 || status === 503 || status === 504) {
+    return new UnavailableError('The search engine is unavailable', 'search');
+  }
+  if (status === 400) {
+    const types = rootCauseType(e.meta?.body ?? e.body);
+    if (/parse_exception|query_shard_exception|search_phase_execution_exception|too_many_clauses|illegal_argument/.test(types)) {
+      return new InvalidInputError('The search query could not be parsed');
+    }
+  }
+  return err;
+}

@@ -1,0 +1,95 @@
+import type { EntitySpec, Registry, SearchFieldType, SearchableField } from '../../model/registry';
+import type { Body } from './engine';
+
+/** Index names: one per entity type (`datasetindex_v2`), one per time-series aspect (`dataset_datasetprofileaspect_v1`). */
+export class IndexNames {
+  constructor(private readonly prefix: string) {}
+
+  entity(entityType: string): string {
+    return `${this.prefix}${entityType.toLowerCase()}index_v2`;
+  }
+
+  timeseries(entityType: string, aspectName: string): string {
+    return `${this.prefix}${entityType.toLowerCase()}_${aspectName.toLowerCase()}aspect_v1`;
+  }
+
+  allTimeseries(): string {
+    return `${this.prefix}*aspect_v1`;
+  }
+
+  allEntities(): string {
+    return `${this.prefix}*index_v2`;
+  }
+}
+
+/** Fields every entity document carries besides its searchable fields. */
+export const SYSTEM_FIELDS: Record<string, Body> = {
+  urn: { type: 'keyword' },
+  entityType: { type: 'keyword' },
+  removed: { type: 'boolean' },
+  browsePaths: { type: 'keyword' },
+  /** Every ancestor of every browse path ("/", "/prod", "/prod/hive"): browse groups are aggregated from it. */
+  browsePathPrefixes: { type: 'keyword' },
+  /** The parent of each browse path: the entity is an item of that level. */
+  browsePathParents: { type: 'keyword' },
+  /** Ids of URN-valued fields (tag, platform, owner names), so free text finds them. */
+  urnTokens: { type: 'text', analyzer: 'standard' },
+  /** Lower-cased name-like values, for exact-name-first ranking and autocomplete. */
+  nameExact: { type: 'keyword' },
+  autocomplete: { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 1, max_chars: 19 }, fields: { keyword: { type: 'keyword', ignore_above: 512 } } },
+};
+
+const TEXT_TYPES: SearchFieldType[] = ['TEXT', 'TEXT_PARTIAL', 'WORD_GRAM'];
+
+/** Mapping of one searchable field; only core analyzers, so both engines (and ES's test distribution) accept it. */
+function fieldMapping(field: SearchableField): Body {
+  switch (field.fieldType) {
+    case 'TEXT':
+    case 'TEXT_PARTIAL':
+    case 'WORD_GRAM':
+      return { type: 'text', analyzer: 'standard', fields: { keyword: { type: 'keyword', ignore_above: 1024 } } };
+    case 'BOOLEAN':
+      return { type: 'boolean' };
+    case 'COUNT':
+      return { type: 'long' };
+    case 'DATETIME':
+      return { type: 'date', format: 'epoch_millis' };
+    default:
+      return { type: 'keyword', ignore_above: 1024 };
+  }
+}
+
+export function isTextField(field: SearchableField): boolean {
+  return TEXT_TYPES.includes(field.fieldType);
+}
+
+/** All searchable fields of an entity type, merged by field name across its aspects. */
+const fieldCache = new WeakMap<EntitySpec, Map<string, { aspect: string; field: SearchableField }[]>>();
+
+export function searchableFields(registry: Registry, entity: EntitySpec): Map<string, { aspect: string; field: SearchableField }[]> {
+  const cached = fieldCache.get(entity);
+  if (cached) return cached;
+  const byName = new Map<string, { aspect: string; field: SearchableField }[]>();
+  for (const aspectName of entity.aspects) {
+    const aspect = registry.aspects.get(aspectName)!;
+    if (aspect.timeseries) continue;
+    for (const field of aspect.searchable) {
+      if (field.fieldName in SYSTEM_FIELDS && field.fieldName !== 'removed' && field.fieldName !== 'browsePaths') continue;
+      byName.set(field.fieldName, [...(byName.get(field.fieldName) ?? []), { aspect: aspectName, field }]);
+    }
+  }
+  fieldCache.set(entity, byName);
+  return byName;
+}
+
+export function entityIndexDefinition(registry: Registry, entity: EntitySpec): { settings: Body; mappings: Body } {
+  const properties: Record<string, Body> = { ...SYSTEM_FIELDS };
+  for (const [name, fields] of searchableFields(registry, entity)) {
+    if (name in SYSTEM_FIELDS) continue;
+    properties[name] = fieldMapping(fields[0].field);
+  }
+  return {
+    settings: { number_of_shards: 1, number_of_replicas: 0, 'index.max_result_window': 10000, refresh_interval: '1s' },
+    mappings: { dynamic: false, properties },
+  };
+}
