@@ -89,7 +89,8 @@ export async function fetchServer(name: ServerName, log: (l: string) => void = (
   mkdirp(dir);
   // STACK_MAVEN_ARGS: extra mvn arguments, e.g. "-o" (offline) or "-Dmaven.repo.local=/path"
   const extra = (process.env.STACK_MAVEN_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const common = ['-q', '-B', ...extra, '-f', pom];
+  // build dir (plugin marker files) inside the cache: nothing is written under stack/maven/
+  const common = ['-q', '-B', ...extra, '-f', pom, `-Dstack.build.dir=${path.join(dir, 'mvn-target')}`];
   if (name === 'elasticsearch') {
     const tmp = path.join(dir, 'dist.tmp');
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -97,6 +98,7 @@ export async function fetchServer(name: ServerName, log: (l: string) => void = (
       ...common,
       `-Delasticsearch.version=${version}`,
       'dependency:unpack-dependencies',
+      '-DoverWriteReleases=true', // unpack even if a marker from an earlier run exists
       `-DoutputDirectory=${tmp}`,
     ]);
     const home = path.join(tmp, `elasticsearch-${version}`);

@@ -13,6 +13,7 @@ import {
   defaultRoot,
   freePort,
   groupMembers,
+  isAlive as pidAlive,
   isPortFree,
   ourGroup,
   mkdirp,
@@ -271,56 +272,98 @@ export async function startServers(opts: StartOptions): Promise<Record<ServerNam
   mkdirp(root);
   await fetchServers(names, log);
 
-  const result = {} as Record<ServerName, ServerInfo>;
-  const toLaunch: LaunchRequest[] = [];
-  for (const name of names) {
-    const prev = readState(root, name);
-    const requested = opts.ports?.[name];
-    if (prev?.pid && ourGroup(root, name, prev.pid).length) {
-      if (requested && requested !== prev.port) {
-        log(`${name} is running on port ${prev.port} but port ${requested} was requested: restarting it`);
-        await stopServer(name, root);
-      } else if (await answers(root, name, prev, timeoutMs)) {
-        if (prev.persistent !== persistent) {
-          log(`${name}: reusing the running server (started with persistent=${prev.persistent})`);
+  // per server (in parallel, each under its own lock): reuse a running one, else launch it
+  const ensure = (name: ServerName) =>
+    withLock(root, name, timeoutMs, async (): Promise<{ info: ServerInfo; launched: boolean }> => {
+      const prev = readState(root, name);
+      const requested = opts.ports?.[name];
+      if (prev?.pid && ourGroup(root, name, prev.pid).length) {
+        if (requested && requested !== prev.port) {
+          log(`${name} is running on port ${prev.port} but port ${requested} was requested: restarting it`);
+          await stopServer(name, root);
+        } else if (await answers(root, name, prev, timeoutMs)) {
+          if (prev.persistent !== persistent) {
+            log(`${name}: reusing the running server (started with persistent=${prev.persistent})`);
+          }
+          log(`${name} already running on ${prev.url} (pid ${prev.pid})`);
+          return { info: infoOf(prev), launched: false };
+        } else {
+          log(`${name} (pid ${prev.pid}) is alive but does not answer: stopping it`);
+          await stopServer(name, root);
         }
-        log(`${name} already running on ${prev.url} (pid ${prev.pid})`);
-        result[name] = infoOf(prev);
-        continue;
-      } else {
-        log(`${name} (pid ${prev.pid}) is alive but does not answer: stopping it`);
-        await stopServer(name, root);
+      } else if (prev?.pid) {
+        fs.rmSync(pidPath(root, name), { force: true }); // stale
       }
-    } else if (prev?.pid) {
-      fs.rmSync(pidPath(root, name), { force: true }); // stale
-    }
-    const ports = await choosePorts(name, requested, readState(root, name));
-    const dir = serverDir(root, name);
-    toLaunch.push({
-      root,
-      name,
-      ports,
-      dataDir: path.join(dir, persistent ? 'data' : 'data-ephemeral'),
-      persistent,
-      heap: checkHeap(name, opts.heap?.[name] ?? DEFAULT_HEAP[name]),
-      wipeData: !persistent,
-      timeoutMs,
-      log,
+      const ports = await choosePorts(name, requested, readState(root, name));
+      const dir = serverDir(root, name);
+      const info = await launch({
+        root,
+        name,
+        ports,
+        dataDir: path.join(dir, persistent ? 'data' : 'data-ephemeral'),
+        persistent,
+        heap: checkHeap(name, opts.heap?.[name] ?? DEFAULT_HEAP[name]),
+        wipeData: !persistent,
+        timeoutMs,
+        log,
+      });
+      return { info, launched: true };
     });
-  }
 
-  // launch in parallel; if one fails, stop the ones this call started so nothing is left half-up
-  const settled = await Promise.allSettled(toLaunch.map((r) => launch(r)));
+  const settled = await Promise.allSettled(names.map(ensure));
+  const result = {} as Record<ServerName, ServerInfo>;
   const failures: string[] = [];
   settled.forEach((s, i) => {
-    if (s.status === 'fulfilled') result[toLaunch[i].name] = s.value;
+    if (s.status === 'fulfilled') result[names[i]] = s.value.info;
     else failures.push((s.reason as Error).message);
   });
   if (failures.length) {
-    for (const s of settled) if (s.status === 'fulfilled') await stopServer(s.value.name, root).catch(noop);
+    // do not leave a half-started stack behind: stop what this call launched (reused servers stay up)
+    for (const s of settled) {
+      if (s.status === 'fulfilled' && s.value.launched) await stopServer(s.value.info.name, root).catch(noop);
+    }
     throw new Error(failures.join('\n\n'));
   }
   return result;
+}
+
+/**
+ * Serialise start/restart of one server across processes (e.g. jest global setup and a CLI start at once):
+ * an O_EXCL lock file holding the owner's pid; a lock whose owner is dead is broken.
+ */
+async function withLock<T>(root: string, name: ServerName, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  const file = path.join(mkdirp(serverDir(root, name)), '.lock');
+  const deadline = Date.now() + timeoutMs + 60_000;
+  const token = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+  for (;;) {
+    try {
+      fs.writeFileSync(file, token, { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let holder = 0;
+      try {
+        holder = Number(fs.readFileSync(file, 'utf8').split(':')[0]);
+      } catch {
+        continue; // vanished meanwhile
+      }
+      if (!holder || !pidAlive(holder)) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`${name}: timed out waiting for ${file} (held by pid ${holder})`);
+      await sleep(250);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    try {
+      if (fs.readFileSync(file, 'utf8') === token) fs.rmSync(file, { force: true });
+    } catch {
+      /* already gone */
+    }
+  }
 }
 
 /** Stop one server: SIGTERM to its process group, SIGKILL after a grace period, remove its pid file. */
@@ -365,17 +408,19 @@ export async function restartServer(
   const r = resolveRoot(root);
   const state = readState(r, name);
   if (!state) throw new Error(`${name} has no ${path.join(serverDir(r, name), 'state.json')}; start it with startServers first`);
-  if (ourGroup(r, name, state.pid).length) await stopServer(name, r);
-  return launch({
-    root: r,
-    name,
-    ports: state.ports,
-    dataDir: state.dataDir,
-    persistent: state.persistent,
-    heap: checkHeap(name, state.heap || DEFAULT_HEAP[name]),
-    wipeData: false,
-    timeoutMs: defaultTimeout(),
-    log,
+  return withLock(r, name, defaultTimeout(), async () => {
+    if (ourGroup(r, name, state.pid).length) await stopServer(name, r);
+    return launch({
+      root: r,
+      name,
+      ports: state.ports,
+      dataDir: state.dataDir,
+      persistent: state.persistent,
+      heap: checkHeap(name, state.heap || DEFAULT_HEAP[name]),
+      wipeData: false,
+      timeoutMs: defaultTimeout(),
+      log,
+    });
   });
 }
 

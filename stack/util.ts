@@ -384,12 +384,12 @@ export function writeState(root: string, state: ServerState): void {
 /** A recorded pid is "ours" when alive and its command line mentions the server's folder (guards pid reuse). */
 export function isOurProcess(root: string, name: ServerName, pid: number | undefined): boolean {
   if (!pid || !isAlive(pid)) return false;
-  return cmdline(pid).includes(serverDir(root, name));
+  return cmdline(pid).includes(serverDir(root, name) + path.sep);
 }
 
 /** Live members of process group `pgid` that belong to this server (command line mentions its folder). */
 export function ourGroup(root: string, name: ServerName, pgid: number | undefined): number[] {
   if (!pgid) return [];
-  const dir = serverDir(root, name);
+  const dir = serverDir(root, name) + path.sep; // every launch command names a file/dir inside <root>/<name>/
   return groupMembers(pgid).filter((p) => cmdline(p).includes(dir));
 }
