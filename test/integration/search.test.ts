@@ -2,10 +2,14 @@ import type { EngineName } from '../../src/stores/search/engine';
 import { proposal } from '../support/samples';
 import { enc, startTestService, uniqueId, type TestService } from '../support/service';
 
-/** The same behaviour on both engines: each engine has its own index set (prefix) over the one Neo4j. */
+/**
+ * The same behaviour on both engines. Each run gets an index set (prefix) of its own over the one Neo4j, so facet
+ * counts see only this file's entities, and drops it at the end.
+ */
+const runPrefix = `search${Date.now().toString(36)}`;
 describe.each<[EngineName, Record<string, string>]>([
-  ['opensearch', {}],
-  ['elasticsearch', { SEARCH_INDEX_PREFIX: 'es_' }],
+  ['opensearch', { SEARCH_INDEX_PREFIX: `${runPrefix}_os_` }],
+  ['elasticsearch', { SEARCH_INDEX_PREFIX: `${runPrefix}_es_` }],
 ])('search, browse and autocomplete on %s', (engine, env) => {
   let svc: TestService;
   const id = uniqueId().toLowerCase();
@@ -54,6 +58,9 @@ describe.each<[EngineName, Record<string, string>]>([
   });
   afterAll(async () => {
     for (const urn of all) await svc.call('POST', '/entities?action=delete', { urn });
+    await svc.indexer.waitUntilIndexed(all);
+    await svc.indexer.stop();
+    await svc.search.deleteIndex(`${env.SEARCH_INDEX_PREFIX}*`);
     await svc.close();
   });
 

@@ -58,18 +58,18 @@ export class SearchService {
     return hits.filter((h) => existing.has(h.id));
   }
 
-  async search(request: SearchRequest) {
+  /** The engine request of a search (exposed for snapshot tests and the benchmark's raw reference). */
+  buildSearch(request: SearchRequest): { index: string; body: Body; schema: SearchSchema } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     if (request.count > MAX_COUNT) throw new InvalidInputError(`count must be at most ${MAX_COUNT}`);
     const filter = parseFilter(request.filter);
-    const index = this.names.entity(entity.name);
     const postFilter = filterQuery(filter, schema);
     const aggs: Record<string, Body> = {};
     for (const facet of schema.facets) {
       const others = filterQuery(filter, schema, facet);
       const terms = { terms: { field: schema.exactField(facet), size: 50 } };
-      aggs[facet] = others ? { filter: others, aggs: { values: terms } } : { filter: { match_all: {} }, aggs: { values: terms } };
+      aggs[facet] = { filter: others ?? { match_all: {} }, aggs: { values: terms } };
     }
     const body: Body = {
       query: { bool: { must: [textQuery(request.input ?? '*', schema)], filter: [NOT_REMOVED] } },
@@ -79,6 +79,11 @@ export class SearchService {
       _source: ['urn'],
       highlight: { pre_tags: [''], post_tags: [''], number_of_fragments: 0, require_field_match: false, fields: { '*': {} } },
     };
+    return { index: this.names.entity(entity.name), body, schema };
+  }
+
+  async search(request: SearchRequest) {
+    const { index, body, schema } = this.buildSearch(request);
     const result = await this.page(index, body, request.start, request.count);
     const hits = await this.live(result.hits);
     const facetMetadata = schema.facets.map((facet) => {

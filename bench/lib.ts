@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServers, stopServers, type ServerName } from '../stack';
+
+/** Shared plumbing of the benchmarks: a stack of their own, the service in a child process, load loops, percentiles. */
+
+export const ROOT = join(__dirname, '..');
+
+export interface Backends {
+  neo4jUri: string;
+  searchUrl: string;
+  stop(): Promise<void>;
+}
+
+/** BENCH_NEO4J_URI / BENCH_SEARCH_URL, else a fresh stack of the benchmark's own under .stack/bench. */
+export async function backends(servers: ServerName[] = ['neo4j', 'opensearch']): Promise<Backends> {
+  if (process.env.BENCH_NEO4J_URI && process.env.BENCH_SEARCH_URL) {
+    return { neo4jUri: process.env.BENCH_NEO4J_URI, searchUrl: process.env.BENCH_SEARCH_URL, stop: async () => undefined };
+  }
+  const root = join(ROOT, '.stack', 'bench');
+  const started = await startServers({ root, servers, persistent: false, log: (l) => console.error(`[stack] ${l}`) });
+  return {
+    neo4jUri: started.neo4j.url,
+    searchUrl: started.opensearch?.url ?? started.elasticsearch?.url,
+    stop: () => stopServers(servers, root),
+  };
+}
+
+/** Runs the service as a separate process (as in production), waits for /health. */
+export async function startServiceProcess(b: Backends, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = 18000 + Math.floor(Math.random() * 2000);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface RunResult {
+  operations: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** `concurrency` workers pull jobs 0..total-1; each job's latency is recorded in ms. */
+export async function runLoad(concurrency: number, total: number, job: (i: number) => Promise<boolean | void>): Promise<RunResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t = performance.now();
+        try {
+          if ((await job(i)) === false) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    operations: total,
+    errors,
+    seconds: round(seconds),
+    perSecond: Math.round(total / seconds),
+    p50: round(percentile(latencies, 50)),
+    p95: round(percentile(latencies, 95)),
+    p99: round(percentile(latencies, 99)),
+    max: round(latencies[latencies.length - 1] ?? 0),
+  };
+}
+
+export function report(name: string, rows: Record<string, RunResult | Record<string, unknown>>, extra: Record<string, unknown> = {}): void {
+  console.table(rows);
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${new Date().toISOString().slice(0, 10)}-${name}.json`);
+  writeFileSync(file, JSON.stringify({ name, date: new Date().toISOString(), machine: { cores: require('node:os').cpus().length }, ...extra, results: rows }, null, 2) + '\n');
+  console.log(`results written to ${file}`);
+}
+
+export function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
