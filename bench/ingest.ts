@@ -74,7 +74,10 @@ async function main() {
       }
     });
     rows['neo4j-driver (raw)'] = { ...raw, aspectsPerSecond: raw.perSecond };
-    await driver.executeQuery("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS", {}, { database: 'neo4j' });
+    // CALL … IN TRANSACTIONS needs an auto-commit transaction.
+    const cleanup = driver.session({ database: 'neo4j' });
+    await cleanup.run("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS");
+    await cleanup.close();
     await driver.close();
 
     // The service, in its own process, over HTTP.

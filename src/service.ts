@@ -1,18 +1,33 @@
 import { execFileSync } from 'node:child_process';
+import type Koa from 'koa';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { OpenAuthenticator } from './auth';
+import { resolveTokenSecret } from './auth/secret';
+import { TokenAuthenticator } from './auth/token-authenticator';
+import { TokenSigner } from './auth/tokens';
 import type { Config } from './config';
 import { createHttpApp } from './http/app';
+import { graphqlMiddleware } from './http/graphql';
 import { createLogger } from './logger';
 import { Registry } from './model/registry';
 import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
+import { testRoutes } from './http/routes/tests';
+import { operationsRoutes } from './http/routes/operations';
+import { timeseriesRoutes } from './http/routes/timeseries';
+import { OperationsService } from './services/operations';
+import { RestoreService } from './services/restore';
+import { TimeseriesService } from './services/timeseries';
+import { RestoreStore } from './stores/graph/restore-store';
+import { TestService, testInfoValidator } from './services/tests/test-service';
+import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
+import { DeprecationService } from './services/deprecation';
+import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
 import { AspectStore } from './stores/graph/aspect-store';
 import { OutboxStore } from './stores/graph/outbox-store';
@@ -42,6 +57,8 @@ export interface BackendAddresses {
 export interface RunningService {
   url: string;
   server: Server;
+  /** The koa app (tests read its mounted routers, e.g. the OpenAPI drift check). */
+  app: Koa;
   graph: Neo4jStore;
   search: SearchEngine;
   indexer: SearchIndexer;
@@ -85,12 +102,22 @@ export async function startService(config: Config, backends: BackendAddresses, l
     { batchSize: config.OUTBOX_BATCH_SIZE, pollMs: config.OUTBOX_POLL_MS, maxBackoffMs: config.HEALTH_CHECK_INTERVAL_MS * 2 },
     logger,
   );
-  const ingestion = new IngestionService(registry, aspectStore, null, {
+  const timeseries = new TimeseriesService(registry, search, indexNames, logger);
+  const ingestion = new IngestionService(registry, aspectStore, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     onCommitted: () => indexer.notify(),
+    aspectValidators: { testInfo: testInfoValidator(registry) },
   });
   const retrieval = new RetrievalService(registry, aspectStore);
   const searchService = new SearchService(registry, search, indexNames, aspectStore);
+  const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
+  const operations = new OperationsService(search, timeseries, restore, logger);
+  const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
+
+  const deprecation = new DeprecationService(registry, aspectStore, ingestion);
+  const tokenSecret = resolveTokenSecret(config, ROOT_DIR);
+  if (!config.TOKEN_SECRET && config.NEO4J_URI) logger.warn({ file: tokenSecret.source }, 'TOKEN_SECRET is not set; tokens are signed with the secret kept in this file');
+  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: config.AUTH_REQUIRED_EVERYWHERE });
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -98,8 +125,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
     logger,
     bodyLimitBytes: config.BODY_LIMIT,
     health,
-    auth: new OpenAuthenticator(),
-    routes: [...metadataRoutes({ ingestion, retrieval }), ...searchRoutes(searchService)],
+    auth,
+    beforeBodyParser: [graphqlMiddleware({ deprecation, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
+    routes: [...metadataRoutes({ ingestion, retrieval }), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations)],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },
@@ -111,6 +139,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   });
 
   indexer.start();
+  timeseries.start();
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
     s.once('error', reject);
@@ -122,6 +151,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   return {
     url,
     server,
+    app,
     graph,
     search,
     indexer,
@@ -129,7 +159,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     registry,
     logger,
     async close() {
-      await indexer.stop();
+      await Promise.all([indexer.stop(), timeseries.stop()]);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,28 +1,67 @@
 import type { Context } from 'koa';
+import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../model/errors';
 
+/** What a token may do. Each scope implies the ones before it: admin ⊃ write ⊃ read. */
 export type Scope = 'read' | 'write' | 'admin';
 
-/** Who is calling. Unauthenticated callers act as the system actor. */
+export const SCOPES: readonly Scope[] = ['read', 'write', 'admin'];
+
+/** Who is calling. Unauthenticated callers (on endpoints open by default) act as the system actor. */
 export interface Principal {
   actor: string;
   scopes: Scope[];
   authenticated: boolean;
+  /** The `jti` of the token the caller presented. */
+  tokenId?: string;
 }
 
 export const SYSTEM_ACTOR = 'urn:li:corpuser:__datahub_system';
 
 export const ANONYMOUS: Principal = { actor: SYSTEM_ACTOR, scopes: [], authenticated: false };
 
-/**
- * The one place that decides whether a request may proceed. Token verification lands with the auth issue;
- * until then every request is let through as the system actor.
- */
-export interface Authenticator {
-  authorize(ctx: Context, scope: Scope | 'none'): Promise<Principal>;
+export const MISSING_TOKEN_MESSAGE = "Missing access token: send the header 'Authorization: Bearer <token>'";
+
+export interface AuthorizeOptions {
+  /**
+   * The call needs no token unless the deployment sets AUTH_REQUIRED_EVERYWHERE (the interface document shows it without an
+   * Authorization header: ingestion, retrieval, search…). A token that is presented is still verified and scope-checked.
+   */
+  openByDefault?: boolean;
 }
 
-export class OpenAuthenticator implements Authenticator {
-  async authorize(): Promise<Principal> {
-    return ANONYMOUS;
+/**
+ * The one place that decides whether a request may proceed. `scope` is what a token must carry; `'none'` means open by
+ * default and `read` when tokens are required everywhere. Throws UnauthorizedError (401) or ForbiddenError (403).
+ */
+export interface Authenticator {
+  authorize(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<Principal>;
+}
+
+export function hasScope(principal: Principal, needed: Scope): boolean {
+  const rank = SCOPES.indexOf(needed);
+  return principal.scopes.some((s) => SCOPES.indexOf(s) >= rank);
+}
+
+/**
+ * Checks a scope the handler computed itself (e.g. `/test` with `push: true` needs write). Returns the principal so it
+ * can be chained; throws 401 for an unauthenticated caller and 403 for a token without the scope.
+ */
+export function requireScope(principal: Principal, needed: Scope): Principal {
+  if (!principal.authenticated) throw new UnauthorizedError(MISSING_TOKEN_MESSAGE);
+  if (!hasScope(principal, needed)) {
+    throw new ForbiddenError(`The access token of ${principal.actor} lacks scope '${needed}' (it has: ${principal.scopes.join(', ') || 'none'})`);
   }
+  return principal;
+}
+
+/** `read,write` → ['read', 'write']; unknown or no scopes are a 400. */
+export function parseScopes(raw: string): Scope[] {
+  const names = raw
+    .split(/[\s,]+/)
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.length === 0) throw new InvalidInputError(`At least one scope is required (${SCOPES.join(', ')})`);
+  const unknown = names.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new InvalidInputError(`Unknown scope(s) ${unknown.join(', ')}; expected ${SCOPES.join(', ')}`);
+  return SCOPES.filter((s) => names.includes(s));
 }

@@ -3,9 +3,11 @@ import bodyParser from 'koa-bodyparser';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth';
-import { NotFoundError } from '../model/errors';
+import { MethodNotAllowedError, NotFoundError } from '../model/errors';
 import type { HealthService } from '../services/health';
+import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from './docs-page';
 import { errorMiddleware } from './errors';
+import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from './openapi';
 import type { RouteDefinition } from './route';
 import { buildRpcRouter } from './rpc';
 
@@ -81,8 +83,28 @@ export function createHttpApp(deps: HttpDependencies): Koa {
   );
   const router = buildRpcRouter(deps.routes, deps.auth);
   app.use(router.routes());
+  app.use(docsRoutes(deps.routes));
   app.use(async (ctx) => {
     throw new NotFoundError(`No endpoint ${ctx.method} ${ctx.path}`);
   });
   return app;
+}
+
+/** `GET /rpc/openapi.json` and `GET /rpc/docs`, both built from the route definitions the router uses. No token needed. */
+function docsRoutes(routes: RouteDefinition[]) {
+  const openApi = buildOpenApiDocument(routes);
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== OPENAPI_PATH && ctx.path !== DOCS_PATH) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new MethodNotAllowedError(`${ctx.method} is not allowed on ${ctx.path}; use GET`);
+    if (ctx.path === OPENAPI_PATH) {
+      ctx.body = openApi;
+      return;
+    }
+    const basePath = /^\/gms(\/|$)/.test(ctx.originalUrl) ? '/gms' : '';
+    const query = typeof ctx.query.q === 'string' ? ctx.query.q : '';
+    ctx.set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderDocsPage(openApi, { basePath, query });
+  };
 }

@@ -57,6 +57,7 @@ export function errorMiddleware(logger: Logger) {
         (ctx.state.log as Logger | undefined ?? logger).error({ err }, 'request failed');
       }
       ctx.status = body.status;
+      if (body.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = body;
     }
   };

@@ -26,8 +26,13 @@ export interface RouteDefinition {
   tag: string;
   summary: string;
   description?: string;
-  /** Scope a token needs; `none` means public unless the deployment requires tokens everywhere. */
+  /**
+   * Scope a token needs; `none` means public unless the deployment requires tokens everywhere (then: read).
+   * A route with a scope always needs a token carrying it, unless `openByDefault` is set.
+   */
   scope: Scope | 'none';
+  /** Needs no token unless AUTH_REQUIRED_EVERYWHERE is set (ingestion: the document shows it without a header). */
+  openByDefault?: boolean;
   pathParams?: Record<string, string>;
   /** Query parameters (all strings on the wire; lists accept `List(a,b)`, single or repeated values). */
   query?: { properties: Record<string, Schema & { description?: string }>; required?: string[] };

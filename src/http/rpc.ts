@@ -57,20 +57,53 @@ export function buildRpcRouter(definitions: RouteDefinition[], auth: Authenticat
       const route = pick(routes, ctx);
       ctx.body = await run(route, ctx, auth);
     };
-    router.register(path, [method], handler);
+    router.register(path, [method], Object.assign(handler, { [DISPATCHES]: reachable(routes).map((r) => r.def.action) }));
   }
   // Known path, wrong method: 405 rather than a misleading 404.
   for (const [path, methods] of paths) {
-    router.all(path, async (ctx) => {
+    const methodNotAllowed = async (ctx: Context) => {
       if (!methods.has(ctx.method)) throw new MethodNotAllowedError(`${ctx.method} is not allowed on ${path}; use ${[...methods].join(', ')}`);
-    });
+    };
+    router.all(path, Object.assign(methodNotAllowed, { [METHOD_NOT_ALLOWED]: true }));
   }
   return router;
 }
 
+/** Marks on the router's handlers, so what the router really dispatches can be listed from its layers. */
+const DISPATCHES = Symbol('dispatched actions');
+const METHOD_NOT_ALLOWED = Symbol('405 fallback');
+
+/** One (method, path, action) the router answers; `action` only for routes dispatched on `?action=`. */
+export interface RegisteredOperation {
+  method: string;
+  path: string;
+  action?: string;
+}
+
+/**
+ * What a router answers, read from its registered layers (`router.stack`): each layer's methods (less the HEAD koa adds
+ * for GET) and path, times the actions its handler dispatches. A layer registered by other means than buildRpcRouter's
+ * definitions is listed too (without action), so nothing the router serves escapes the OpenAPI drift check.
+ */
+export function listRegisteredOperations(router: Router): RegisteredOperation[] {
+  return router.stack.flatMap((layer) => {
+    const handlers = layer.stack as Array<{ [DISPATCHES]?: Array<string | undefined>; [METHOD_NOT_ALLOWED]?: true }>;
+    if (handlers.some((h) => h[METHOD_NOT_ALLOWED])) return [];
+    const actions = handlers.find((h) => h[DISPATCHES])?.[DISPATCHES] ?? [undefined];
+    const methods = layer.methods.filter((m) => m !== 'HEAD' || !layer.methods.includes('GET'));
+    return methods.flatMap((method) => actions.map((action) => ({ method, path: String(layer.path), ...(action ? { action } : {}) })));
+  });
+}
+
+/** The routes of one method and path that a request can reach: the actions if any, else the first definition. */
+function reachable(routes: CompiledRoute[]): CompiledRoute[] {
+  const withAction = routes.filter((r) => r.def.action);
+  return withAction.length > 0 ? withAction : routes.slice(0, 1);
+}
+
 function pick(routes: CompiledRoute[], ctx: Context): CompiledRoute {
   const withAction = routes.filter((r) => r.def.action);
-  if (withAction.length === 0) return routes[0];
+  if (withAction.length === 0) return reachable(routes)[0];
   const action = ctx.query.action;
   if (typeof action !== 'string' || action === '') {
     throw new InvalidInputError(`Missing parameter 'action'; expected one of ${withAction.map((r) => r.def.action).join(', ')}`);
@@ -83,7 +116,7 @@ function pick(routes: CompiledRoute[], ctx: Context): CompiledRoute {
 }
 
 async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Promise<unknown> {
-  const principal = await auth.authorize(ctx, route.def.scope);
+  const principal = await auth.authorize(ctx, route.def.scope, { openByDefault: route.def.openByDefault });
   const query: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(route.def.query?.properties ?? {})) {
     const raw = ctx.query[name];

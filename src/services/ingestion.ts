@@ -25,6 +25,8 @@ export interface IngestionOptions {
   now?: () => number;
   /** Called after each committed write (wakes the search indexer). */
   onCommitted?: () => void;
+  /** Semantic checks per aspect name, run after schema validation; they throw (e.g. ValidationError) to reject. */
+  aspectValidators?: Record<string, (value: Record<string, unknown>) => void>;
 }
 
 type Prepared =
@@ -171,6 +173,7 @@ export class IngestionService {
     systemMetadata: Record<string, unknown>,
   ): Prepared {
     const value = this.registry.validate(aspect, rawValue);
+    this.options.aspectValidators?.[aspect.name]?.(value);
     if (aspect.timeseries) {
       if (!this.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' is not supported by this deployment`);
       return { kind: 'timeseries', event: { urn, entity, aspect, value, systemMetadata } };

@@ -34,13 +34,13 @@ describe('backend faults', () => {
 
   it('keeps every write acknowledged while the search engine is down and indexes it when the engine returns', async () => {
     const tag = `urn:li:tag:outage_${uniqueId()}`;
-    const urns = Array.from({ length: 500 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,outage_${uniqueId()}_${i},PROD)`);
+    const urns = Array.from({ length: 1000 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,outage_${uniqueId()}_${i},PROD)`);
     await stopServer('opensearch', root);
     const down = await healthUntil(503, 10_000);
     expect(down.body.search.status).toBe('DOWN');
     expect(down.body.neo4j.status).toBe('UP');
 
-    // 1,000 aspects: properties and tags of 500 datasets, 8 writers at a time.
+    // 2,000 aspects: properties and tags of 1,000 datasets, 8 writers at a time.
     const writes = urns.flatMap((urn, i) => [
       proposal(urn, 'datasetProperties', { name: `outage ${i}` }),
       proposal(urn, 'globalTags', { tags: [{ tag }] }),
@@ -51,14 +51,14 @@ describe('backend faults', () => {
       statuses.push(...batch.map((r) => r.status));
     }
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    expect(statuses).toHaveLength(1000);
+    expect(statuses).toHaveLength(2000);
 
     await restartServer('opensearch', root);
     await healthUntil(200, 30_000);
     await svc.indexer.waitUntilIndexed(urns, 120_000);
-    const found = await svc.call('POST', '/entities?action=search', { input: `tags:${tag.split(':').pop()}`, entity: 'dataset', start: 0, count: 1000 });
+    const found = await svc.call('POST', '/entities?action=search', { input: `tags:${tag.split(':').pop()}`, entity: 'dataset', start: 0, count: 2000 });
     expect(found.status).toBe(200);
-    expect(found.body.value.numEntities).toBe(500);
+    expect(found.body.value.numEntities).toBe(1000);
     expect([...found.body.value.entities].sort()).toEqual([...urns].sort());
   });
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Scope } from '../../src/auth';
+import { TokenSigner } from '../../src/auth/tokens';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startService, type RunningService } from '../../src/service';
@@ -23,6 +25,7 @@ export async function startTestService(env: Record<string, string> = {}, engine:
     NEO4J_URI: process.env.TEST_NEO4J_URI,
     SEARCH_URL: engineUrl(engine),
     SEARCH_ENGINE: engine,
+    TOKEN_SECRET: TEST_TOKEN_SECRET,
     ...env,
   });
   const service = await startService(config, { neo4jUri: config.NEO4J_URI!, searchUrl: config.SEARCH_URL!, searchEngine: engine }, createLogger(config.LOG_LEVEL));
@@ -51,3 +54,20 @@ export function uniqueId(prefix = 't'): string {
 }
 
 export const enc = encodeURIComponent;
+
+/** The token secret of every test service, so tests can mint tokens with mintToken(). */
+export const TEST_TOKEN_SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
+
+/** An access token for the test services: actor, scopes (default read,write) and time to live (default 1h). */
+export async function mintToken(options: { actor?: string; scopes?: Scope[]; ttlSeconds?: number; now?: number; secret?: string } = {}) {
+  const signer = new TokenSigner(options.secret ?? TEST_TOKEN_SECRET);
+  return signer.issue({
+    actor: options.actor ?? 'urn:li:corpuser:test-bot',
+    scopes: options.scopes ?? ['read', 'write'],
+    ttlSeconds: options.ttlSeconds ?? 3600,
+    now: options.now,
+  });
+}
+
+/** The Authorization header of a token. */
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

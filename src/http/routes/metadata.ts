@@ -39,6 +39,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       tag: 'Ingestion',
       summary: 'Write one aspect (UPSERT) or remove it (DELETE)',
       scope: 'write',
+      openByDefault: true,
       body: { type: 'object', required: ['proposal'], properties: { proposal: proposalSchema, async: asyncFlag, systemMetadata: { type: ['object', 'string'] } } },
       example: {
         request: {
@@ -62,6 +63,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       tag: 'Ingestion',
       summary: 'Write several proposals; the batch is validated as a whole and rejected whole if any proposal is invalid',
       scope: 'write',
+      openByDefault: true,
       body: { type: 'object', required: ['proposals'], properties: { proposals: { type: 'array', maxItems: 10000, items: { type: 'object' } }, async: asyncFlag } },
       example: { request: { proposals: ['…'], async: 'false' }, response: { value: [SAMPLE_URN] } },
       handle: async ({ body, principal }) => ({ value: await ingestion.ingestProposalBatch(body.proposals as unknown[], principal) }),
@@ -74,6 +76,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       tag: 'Ingestion',
       summary: 'Legacy: ingest a whole entity snapshot (all its aspects in one transaction)',
       scope: 'write',
+      openByDefault: true,
       body: { type: 'object', required: ['entity'], properties: { entity: { type: 'object', required: ['value'], properties: { value: { type: 'object' } } }, systemMetadata: { type: ['object', 'string'] } } },
       example: {
         request: { entity: { value: { 'com.linkedin.metadata.snapshot.TagSnapshot': { urn: 'urn:li:tag:pii', aspects: [{ 'com.linkedin.tag.TagProperties': { name: 'pii', description: 'Personal data' } }] } } } },
@@ -92,6 +95,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       tag: 'Ingestion',
       summary: 'Hard-delete an entity: all aspects, versions, edges, search and time-series documents',
       scope: 'write',
+      openByDefault: true,
       body: { type: 'object', required: ['urn'], properties: { urn: { type: 'string' } } },
       example: { request: { urn: SAMPLE_URN }, response: { value: { urn: SAMPLE_URN, rows: 7, timeseriesRows: 0 } } },
       handle: async ({ body }) => ({ value: await ingestion.deleteEntity(body.urn) }),
@@ -162,6 +166,30 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       },
       handle: async ({ query }) =>
         retrieval.relationships(query.urn, query.direction, (query.types as string[] | undefined) ?? [], query.start as number, query.count as number),
+    },
+    {
+      // The official client's DataHubGraph.get_related_entities() reads relationships only from this path.
+      operationId: 'getRelatedEntities',
+      method: 'GET',
+      path: '/openapi/relationships/v1',
+      tag: 'Relationships',
+      summary: 'Entities on the other side of edges of the given types, in the form the official Python client reads',
+      scope: 'none',
+      query: {
+        properties: {
+          urn: { type: 'string', minLength: 1 },
+          direction: { type: 'string', enum: ['INCOMING', 'OUTGOING'] },
+          relationshipTypes: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]*$' }, description: 'Repeated, or List(A,B)' },
+          start: { type: 'integer', minimum: 0, default: 0 },
+          count: { type: 'integer', minimum: 0, maximum: 10000, default: 200 },
+        },
+        required: ['urn', 'direction', 'relationshipTypes'],
+      },
+      example: { response: { start: 0, count: 1, total: 1, entities: [{ relationshipType: 'OwnedBy', urn: 'urn:li:corpuser:jdoe' }] } },
+      handle: async ({ query }) => {
+        const page = await retrieval.relationships(query.urn, query.direction, query.relationshipTypes as string[], query.start as number, query.count as number);
+        return { start: page.start, count: page.count, total: page.total, entities: page.relationships.map((r) => ({ relationshipType: r.type, urn: r.entity })) };
+      },
     },
   ];
 }

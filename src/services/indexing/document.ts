@@ -50,6 +50,8 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
   doc.browsePathPrefixes = [...new Set(paths.flatMap(ancestors))];
   doc.browsePathParents = [...new Set(paths.map((p) => ancestors(p).pop()!))];
   doc.urnTokens = [...urnTokens];
+  // Both the dotted/slashed segments ("orders_2024") and the finest parts ("orders", "2024").
+  doc.nameParts = [...new Set([...names].flatMap((n) => [...n.split(/[./:\s]+/u), ...n.split(/[^\p{L}\p{N}]+/u)]).filter((p) => p !== ''))];
   doc.autocomplete = [...names];
   doc.nameExact = [...new Set([...names].map((n) => n.toLowerCase()))];
   return doc;

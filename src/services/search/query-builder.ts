@@ -152,7 +152,7 @@ export function textQuery(input: string, schema: SearchSchema): Body {
         {
           query_string: {
             query: rewriteQuery(trimmed, schema),
-            fields: [...defaults, 'urnTokens', 'autocomplete^2'],
+            fields: [...defaults, 'urnTokens', 'nameParts', 'autocomplete^2'],
             default_operator: 'AND',
             lenient: true,
             analyze_wildcard: true,

@@ -24,7 +24,17 @@ export interface EngineClient {
   bulk: Call;
   deleteByQuery: Call;
   reindex: Call;
-  indices: { exists: Call; create: Call; delete: Call; refresh: Call; putMapping: Call };
+  indices: {
+    exists: Call;
+    create: Call;
+    delete: Call;
+    refresh: Call;
+    putMapping: Call;
+    getMapping: Call;
+    getAlias: Call;
+    updateAliases: Call;
+    addBlock: Call;
+  };
   cat: { indices: Call };
   tasks: { get: Call };
   nodes: { info: Call };
@@ -75,7 +85,7 @@ export class ClientSearchEngine implements SearchEngine {
     }
   }
 
-  async createIndex(index: string, definition: { settings?: Body; mappings?: Body }): Promise<void> {
+  async createIndex(index: string, definition: { settings?: Body; mappings?: Body; aliases?: Body }): Promise<void> {
     try {
       await this.client.indices.create.call(this.client.indices, { index, body: definition }, this.requestOptions);
     } catch (err) {
@@ -97,6 +107,44 @@ export class ClientSearchEngine implements SearchEngine {
     await this.call(this.client.indices.refresh, { index, ignore_unavailable: true, allow_no_indices: true }, {}, this.client.indices);
   }
 
+  async getAliases(pattern: string): Promise<Map<string, { index: string; isWriteIndex: boolean }[]>> {
+    let body: Record<string, { aliases?: Record<string, { is_write_index?: boolean }> }>;
+    try {
+      const response = await this.client.indices.getAlias.call(this.client.indices, { name: pattern, expand_wildcards: 'open' }, this.requestOptions);
+      body = response.body ?? {};
+    } catch (err) {
+      const e = err as { meta?: { statusCode?: number } };
+      if (e.meta?.statusCode === 404) return new Map();
+      throw translateEngineError(err);
+    }
+    const out = new Map<string, { index: string; isWriteIndex: boolean }[]>();
+    for (const [index, entry] of Object.entries(body)) {
+      for (const [alias, options] of Object.entries(entry.aliases ?? {})) {
+        out.set(alias, [...(out.get(alias) ?? []), { index, isWriteIndex: options?.is_write_index === true }]);
+      }
+    }
+    for (const targets of out.values()) targets.sort((a, b) => a.index.localeCompare(b.index));
+    return out;
+  }
+
+  async updateAliases(actions: Body[]): Promise<void> {
+    await this.call(this.client.indices.updateAliases, { body: { actions } }, {}, this.client.indices);
+  }
+
+  async blockWrites(index: string): Promise<void> {
+    await this.call(this.client.indices.addBlock, { index, block: 'write' }, {}, this.client.indices);
+  }
+
+  async getMappingMeta(index: string): Promise<Map<string, Body>> {
+    const body = await this.call<Record<string, { mappings?: { _meta?: Body } }>>(
+      this.client.indices.getMapping,
+      { index, ignore_unavailable: true, allow_no_indices: true },
+      {},
+      this.client.indices,
+    );
+    return new Map(Object.entries(body ?? {}).map(([name, entry]) => [name, entry.mappings?._meta ?? {}]));
+  }
+
   async listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]> {
     const rows = await this.call<any[]>(this.client.cat.indices, { index: pattern, format: 'json', bytes: 'b', expand_wildcards: 'open' }, {}, this.client.cat);
     return rows
@@ -110,7 +158,8 @@ export class ClientSearchEngine implements SearchEngine {
     const body: unknown[] = [];
     for (const o of operations) {
       const versioning = o.version === undefined ? {} : { version: o.version, version_type: 'external_gte' };
-      body.push({ [o.op]: { _index: o.index, _id: o.id, ...versioning } });
+      const aliasOnly = o.op === 'index' && o.requireAlias ? { require_alias: true } : {};
+      body.push({ [o.op]: { _index: o.index, _id: o.id, ...versioning, ...aliasOnly } });
       if (o.op === 'index') body.push(o.doc);
     }
     const response = await this.call(this.client.bulk, { body, refresh: refresh ? 'true' : 'false' });

@@ -25,7 +25,8 @@ export interface SearchResult {
 
 /** `version` makes the write conditional (external_gte): an older revision never overwrites a newer one. */
 export type BulkOperation =
-  | { op: 'index'; index: string; id: string; doc: Record<string, unknown>; version?: number }
+  /** `requireAlias`: fail (index_not_found_exception) rather than auto-create an index when `index` is not an alias. */
+  | { op: 'index'; index: string; id: string; doc: Record<string, unknown>; version?: number; requireAlias?: boolean }
   | { op: 'delete'; index: string; id: string; version?: number };
 
 export interface BulkItemResult {
@@ -63,11 +64,19 @@ export interface SearchEngine {
   supportsReindex(): Promise<boolean>;
   indexExists(index: string): Promise<boolean>;
   /** Creates the index; a concurrent or earlier creation is not an error. */
-  createIndex(index: string, definition: { settings?: Body; mappings?: Body }): Promise<void>;
+  createIndex(index: string, definition: { settings?: Body; mappings?: Body; aliases?: Body }): Promise<void>;
   putMapping(index: string, mappings: Body): Promise<void>;
   /** Deletes indices by name or pattern; missing ones are ignored. */
   deleteIndex(index: string): Promise<void>;
   refresh(index: string): Promise<void>;
+  /** Aliases matching a name or pattern, each with the concrete indices behind it (empty when none match). */
+  getAliases(pattern: string): Promise<Map<string, { index: string; isWriteIndex: boolean }[]>>;
+  /** Applies alias actions (`add`, `remove`, `remove_index`) atomically. */
+  updateAliases(actions: Body[]): Promise<void>;
+  /** Makes an index read-only; returns once writes already in flight have completed. */
+  blockWrites(index: string): Promise<void>;
+  /** The mapping `_meta` of each concrete index behind a name or pattern. */
+  getMappingMeta(index: string): Promise<Map<string, Body>>;
   listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]>;
   bulk(operations: BulkOperation[], refresh?: boolean): Promise<BulkItemResult[]>;
   search(index: string, body: Body): Promise<SearchResult>;

@@ -1,4 +1,4 @@
-import type { EntitySpec, Registry, SearchFieldType, SearchableField } from '../../model/registry';
+import type { AspectSpec, EntitySpec, Registry, SearchFieldType, SearchableField } from '../../model/registry';
 import type { Body } from './engine';
 
 /** Index names: one per entity type (`datasetindex_v2`), one per time-series aspect (`dataset_datasetprofileaspect_v1`). */
@@ -15,6 +15,14 @@ export class IndexNames {
 
   allTimeseries(): string {
     return `${this.prefix}*aspect_v1`;
+  }
+
+  /**
+   * A time-series index name is an alias over one concrete index `<alias>_<generation>` (two while a truncation
+   * reindexes): the generation is the creation time in ms, so names of one alias sort by age.
+   */
+  timeseriesGeneration(alias: string, generation: number): string {
+    return `${alias}_${generation}`;
   }
 
   allEntities(): string {
@@ -34,6 +42,8 @@ export const SYSTEM_FIELDS: Record<string, Body> = {
   browsePathParents: { type: 'keyword' },
   /** Ids of URN-valued fields (tag, platform, owner names), so free text finds them. */
   urnTokens: { type: 'text', analyzer: 'standard' },
+  /** Name-like values split at separators ("db.orders_2024" → db, orders, 2024), which the standard analyzer keeps whole. */
+  nameParts: { type: 'text', analyzer: 'standard' },
   /** Lower-cased name-like values, for exact-name-first ranking and autocomplete. */
   nameExact: { type: 'keyword' },
   autocomplete: { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 1, max_chars: 19 }, fields: { keyword: { type: 'keyword', ignore_above: 512 } } },
@@ -90,6 +100,76 @@ export function entityIndexDefinition(registry: Registry, entity: EntitySpec): {
   }
   return {
     settings: { number_of_shards: 1, number_of_replicas: 0, 'index.max_result_window': 10000, refresh_interval: '1s' },
+    mappings: { dynamic: false, properties },
+  };
+}
+
+/** Mappings of the standard time-series fields, for aspect schemas that do not declare them. */
+const TIMESERIES_STANDARD_FIELDS: Record<string, Body> = {
+  messageId: { type: 'keyword' },
+  eventGranularity: { properties: { unit: { type: 'keyword' }, multiple: { type: 'long' } } },
+  partitionSpec: { properties: { type: { type: 'keyword' }, partition: { type: 'keyword', ignore_above: 1024 } } },
+};
+
+/** Fields of every time-series document besides the aspect's own; these win over aspect fields of the same name. */
+export const TIMESERIES_SYSTEM_FIELDS: Record<string, Body> = {
+  /** Deterministic id of the event (urn, time, granularity, partition, messageId): a tie-breaker for sorting. */
+  docId: { type: 'keyword' },
+  urn: { type: 'keyword' },
+  timestampMillis: { type: 'date', format: 'epoch_millis' },
+  '@timestamp': { type: 'date', format: 'epoch_millis' },
+  runId: { type: 'keyword' },
+  /** The whole event as ingested; returned by getTimeseriesAspectValues, never searched. */
+  event: { type: 'object', enabled: false },
+  systemMetadata: { type: 'object', enabled: false },
+};
+
+interface JsonSchemaNode {
+  type?: string | string[];
+  properties?: Record<string, JsonSchemaNode>;
+  items?: JsonSchemaNode;
+  additionalProperties?: unknown;
+}
+
+/** The engine mapping of one JSON Schema node: integer→long, number→double, string→keyword, boolean→boolean. */
+function schemaFieldMapping(node: JsonSchemaNode): Body | null {
+  const types = (Array.isArray(node.type) ? node.type : [node.type]).filter((t) => t && t !== 'null');
+  switch (types[0]) {
+    case 'integer':
+      return { type: 'long' };
+    case 'number':
+      return { type: 'double' };
+    case 'string':
+      return { type: 'keyword', ignore_above: 1024 };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'array':
+      // The engine has no array type: a field holds one value or many of the item type.
+      return node.items ? schemaFieldMapping(node.items) : null;
+    case 'object': {
+      if (!node.properties) return { type: 'object', enabled: false };
+      const properties: Record<string, Body> = {};
+      for (const [name, child] of Object.entries(node.properties)) {
+        const mapping = schemaFieldMapping(child);
+        if (mapping) properties[name] = mapping;
+      }
+      return { properties };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Index definition of a time-series aspect: typed fields from its JSON Schema plus the system fields. */
+export function timeseriesIndexDefinition(aspect: AspectSpec): { settings: Body; mappings: Body } {
+  const own = schemaFieldMapping(aspect.schema as JsonSchemaNode);
+  const properties: Record<string, Body> = {
+    ...TIMESERIES_STANDARD_FIELDS,
+    ...((own?.properties as Record<string, Body>) ?? {}),
+    ...TIMESERIES_SYSTEM_FIELDS,
+  };
+  return {
+    settings: { number_of_shards: 1, number_of_replicas: 0 },
     mappings: { dynamic: false, properties },
   };
 }

@@ -1,0 +1,206 @@
+import { Client } from '@opensearch-project/opensearch';
+import neo4j, { type Driver } from 'neo4j-driver';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import pino from 'pino';
+import { contentHash } from '../src/model/canonical';
+import { Registry } from '../src/model/registry';
+import { SearchIndexer } from '../src/services/indexing/indexer';
+import { RestoreService, type RestoreCounts } from '../src/services/restore';
+import { AspectStore } from '../src/stores/graph/aspect-store';
+import { Neo4jStore } from '../src/stores/graph/neo4j';
+import { OutboxStore } from '../src/stores/graph/outbox-store';
+import { RestoreStore } from '../src/stores/graph/restore-store';
+import { createSearchEngine } from '../src/stores/search/adapters';
+import { IndexNames } from '../src/stores/search/mappings';
+import { backends, flag, report, ROOT } from './lib';
+
+/**
+ * Full-restore throughput (restoreIndices / `npm run restore -- --all`): N datasets with 7 latest aspects each are
+ * seeded straight into Neo4j, then restored (search documents + projected edges) by the service's RestoreService,
+ * beside the same work sent straight to the backends: a raw Cypher read of the same pages, a bulk of one document per
+ * entity with the OpenSearch client, and the same edge MERGEs. Target: >= 10,000 aspects/s.
+ *   BENCH_NEO4J_URI=… BENCH_SEARCH_URL=… npx tsx bench/restore.ts [--entities 100000] [--batchSize 1000]
+ */
+const entities = flag('entities', 100_000);
+const batchSize = flag('batchSize', 1000);
+const ASPECTS_PER_ENTITY = 7;
+
+const run = `r${randomUUID().slice(0, 8)}`;
+const urnPrefix = `urn:li:dataset:(urn:li:dataPlatform:bench,restore_${run}.`;
+const urnOf = (i: number) => `${urnPrefix}t${String(i).padStart(7, '0')},PROD)`;
+const ownerOf = (i: number) => `urn:li:corpuser:bench_${run}_u${i % 50}`;
+const tagOf = (i: number) => `urn:li:tag:bench_${run}_t${i % 20}`;
+
+function aspectsOf(i: number): { name: string; value: Record<string, unknown> }[] {
+  const stamp = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:bench' };
+  return [
+    { name: 'datasetKey', value: { platform: 'urn:li:dataPlatform:bench', name: `restore_${run}.t${String(i).padStart(7, '0')}`, origin: 'PROD' } },
+    { name: 'datasetProperties', value: { name: `t${i}`, description: `Benchmark table ${i} of run ${run}`, customProperties: { team: `team_${i % 7}` } } },
+    { name: 'ownership', value: { owners: [{ owner: ownerOf(i), type: 'DATAOWNER' }], lastModified: stamp } },
+    { name: 'globalTags', value: { tags: [{ tag: tagOf(i) }] } },
+    { name: 'status', value: { removed: false } },
+    { name: 'browsePaths', value: { paths: [`/prod/bench/restore_${run}`] } },
+    { name: 'upstreamLineage', value: { upstreams: [{ dataset: urnOf(Math.max(0, i - 1)), type: 'TRANSFORMED', auditStamp: stamp }] } },
+  ];
+}
+
+async function seed(driver: Driver): Promise<void> {
+  const session = driver.session({ database: 'neo4j' });
+  try {
+    for (let from = 0; from < entities; from += 2000) {
+      const rows: { urn: string; aspects: { name: string; value: string; hash: string }[] }[] = [];
+      for (let i = from; i < Math.min(entities, from + 2000); i++) {
+        rows.push({ urn: urnOf(i), aspects: aspectsOf(i).map((a) => ({ name: a.name, value: JSON.stringify(a.value), hash: contentHash(a.value) })) });
+      }
+      await session.executeWrite((tx) =>
+        tx.run(
+          `UNWIND $rows AS row
+           CREATE (e:Entity {urn: row.urn, type: 'dataset', createdAt: $now, rev: $rev})
+           WITH e, row
+           UNWIND row.aspects AS a
+           CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: a.name, version: 0, value: a.value, hash: a.hash, createdTime: $now,
+                                           createdActor: 'urn:li:corpuser:bench', systemMetadata: '{"runId":"bench"}'})`,
+          { rows, now: Date.now(), rev: Date.now() * 1000 },
+        ),
+      );
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+async function cleanup(driver: Driver): Promise<void> {
+  // CALL … IN TRANSACTIONS needs an auto-commit transaction.
+  const session = driver.session({ database: 'neo4j' });
+  try {
+    await session.run(
+      `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix OR e.urn STARTS WITH $users OR e.urn STARTS WITH $tags
+       CALL (e) { OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect) DETACH DELETE a, e } IN TRANSACTIONS OF 2000 ROWS`,
+      { prefix: urnPrefix, users: `urn:li:corpuser:bench_${run}_`, tags: `urn:li:tag:bench_${run}_` },
+    );
+  } finally {
+    await session.close();
+  }
+}
+
+/** The raw reference: same pages by keyset, one bulk of plain documents, the same edge MERGEs. */
+async function rawRestore(driver: Driver, client: Client, index: string): Promise<{ aspects: number; seconds: number }> {
+  const started = performance.now();
+  const read = async (after: string) => {
+    const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
+    try {
+      const result = await session.run(
+        `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix AND e.urn > $after
+         WITH e ORDER BY e.urn LIMIT $limit
+         CALL (e) { MATCH (e)-[:ASPECT]->(a:Aspect) RETURN collect({name: a.name, value: a.value}) AS aspects }
+         RETURN e.urn AS urn, e.rev AS rev, aspects`,
+        { prefix: urnPrefix, after, limit: neo4j.int(batchSize) },
+      );
+      return result.records.map((r) => ({ urn: r.get('urn') as string, rev: Number(r.get('rev')), aspects: r.get('aspects') as { name: string; value: string }[] }));
+    } finally {
+      await session.close();
+    }
+  };
+  let aspects = 0;
+  let next = read('');
+  for (;;) {
+    const page = await next;
+    if (page.length === 0) break;
+    next = page.length < batchSize ? Promise.resolve([]) : read(page[page.length - 1].urn);
+    const body: Record<string, unknown>[] = [];
+    const edges: { urn: string; aspect: string; type: string; target: string }[] = [];
+    for (const entity of page) {
+      const doc: Record<string, unknown> = { urn: entity.urn };
+      for (const a of entity.aspects) {
+        const value = JSON.parse(a.value);
+        Object.assign(doc, value);
+        if (a.name === 'ownership') edges.push({ urn: entity.urn, aspect: a.name, type: 'OwnedBy', target: value.owners[0].owner });
+        if (a.name === 'globalTags') edges.push({ urn: entity.urn, aspect: a.name, type: 'TaggedWith', target: value.tags[0].tag });
+        if (a.name === 'upstreamLineage') edges.push({ urn: entity.urn, aspect: a.name, type: 'DownstreamOf', target: value.upstreams[0].dataset });
+      }
+      aspects += entity.aspects.length;
+      body.push({ index: { _index: index, _id: entity.urn, version: entity.rev, version_type: 'external_gte' } }, doc);
+    }
+    const session = driver.session({ database: 'neo4j' });
+    await Promise.all([
+      client.bulk({ body }),
+      session
+        .executeWrite((tx) =>
+          tx.run(
+            `UNWIND $edges AS edge
+             MATCH (e:Entity {urn: edge.urn})
+             MERGE (t:Entity {urn: edge.target}) ON CREATE SET t.placeholder = true
+             MERGE (e)-[:$(edge.type) {aspect: edge.aspect}]->(t)`,
+            { edges },
+          ),
+        )
+        .finally(() => session.close()),
+    ]);
+  }
+  await client.indices.refresh({ index });
+  return { aspects, seconds: (performance.now() - started) / 1000 };
+}
+
+async function main() {
+  const b = await backends(['neo4j', 'opensearch']);
+  const prefix = `bench_${run}_`;
+  const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
+  const client = new Client({ node: b.searchUrl, requestTimeout: 120_000 });
+  const logger = pino({ level: 'warn' });
+  const graph = new Neo4jStore({ uri: b.neo4jUri, user: '', password: '', database: 'neo4j', timeoutMs: 30_000, cypherDir: join(ROOT, 'cypher') }, logger);
+  const search = createSearchEngine({ engine: 'opensearch', url: b.searchUrl, timeoutMs: 120_000 });
+  const rows: Record<string, Record<string, unknown>> = {};
+  try {
+    console.log(`seeding ${entities.toLocaleString('en')} datasets x ${ASPECTS_PER_ENTITY} aspects into Neo4j…`);
+    await seed(driver);
+    await graph.ensureSchema();
+
+    // The raw reference first; then its edges go, so both runs create every edge.
+    const rawIndex = `${prefix}raw`;
+    await client.indices.create({ index: rawIndex, body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: { urn: { type: 'keyword' } } } } });
+    const raw = await rawRestore(driver, client, rawIndex);
+    const session = driver.session({ database: 'neo4j' });
+    await session.run(
+      `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix
+       CALL (e) { MATCH (e)-[r]->(:Entity) DELETE r } IN TRANSACTIONS OF 2000 ROWS`,
+      { prefix: urnPrefix },
+    );
+    await session.close();
+
+    const registry = Registry.load(join(ROOT, 'schema'));
+    const names = new IndexNames(prefix);
+    const indices = new SearchIndexer(registry, new AspectStore(graph, prefix), new OutboxStore(graph, prefix), search, names, { batchSize, pollMs: 1000 }, logger);
+    const restore = new RestoreService(registry, new RestoreStore(graph), search, names, indices);
+    await indices.ensureIndices();
+    let last: RestoreCounts | null = null;
+    const ours = await restore.restoreAll({ urnLike: `${urnPrefix}%`, batchSize }, (c) => {
+      if (!last || c.entitiesRead - last.entitiesRead >= 10_000 || c.entitiesRead === entities) {
+        console.log(`  restored ${c.entitiesRead.toLocaleString('en')} entities (${Math.round(c.rowsRead / (c.timeTakenMs / 1000)).toLocaleString('en')} aspects/s)`);
+        last = c;
+      }
+    });
+    rows['service restore (RestoreService.restoreAll)'] = {
+      entities: ours.entitiesRead,
+      aspects: ours.rowsRead,
+      documents: ours.documentsWritten,
+      edges: ours.edgesWritten,
+      seconds: ours.timeTakenMs / 1000,
+      aspectsPerSecond: Math.round(ours.rowsRead / (ours.timeTakenMs / 1000)),
+    };
+
+    rows['raw Cypher read + bulk + edge MERGE'] = { entities, aspects: raw.aspects, seconds: Math.round(raw.seconds * 100) / 100, aspectsPerSecond: Math.round(raw.aspects / raw.seconds) };
+    rows.ratio = { serviceOverRaw: Math.round(((ours.rowsRead / (ours.timeTakenMs / 1000)) / (raw.aspects / raw.seconds)) * 100) / 100 };
+  } finally {
+    await cleanup(driver).catch((err) => console.error('cleanup failed', err));
+    await search.deleteIndex(`${prefix}*`).catch(() => undefined);
+    await Promise.allSettled([driver.close(), client.close(), graph.close(), search.close()]);
+    await b.stop();
+  }
+  report('restore', rows, { entities, aspectsPerEntity: ASPECTS_PER_ENTITY, batchSize, target: '>= 10000 aspects/s' });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import type { Context } from 'koa';
+import { UnauthorizedError } from '../model/errors';
+import { ANONYMOUS, MISSING_TOKEN_MESSAGE, requireScope, type Authenticator, type AuthorizeOptions, type Principal, type Scope } from './index';
+import type { TokenSigner } from './tokens';
+
+/** Where revocations are kept (Neo4j in the service: src/stores/graph/token-store.ts). */
+export interface RevocationList {
+  isRevoked(jti: string): Promise<boolean>;
+}
+
+export interface TokenAuthenticatorOptions {
+  /** AUTH_REQUIRED_EVERYWHERE: endpoints open by default need a token too. */
+  requiredEverywhere: boolean;
+}
+
+/**
+ * Bearer-token authorization. A call open by default (scope `none`, or `openByDefault`) passes without a token as the
+ * system actor unless tokens are required everywhere; any other call needs a valid, unrevoked token carrying the scope.
+ * A token that is sent is always verified, so a bad token never silently degrades to an anonymous call.
+ */
+export class TokenAuthenticator implements Authenticator {
+  constructor(
+    private readonly signer: TokenSigner,
+    private readonly revocations: RevocationList,
+    private readonly options: TokenAuthenticatorOptions,
+  ) {}
+
+  async authorize(ctx: Context, scope: Scope | 'none', options: AuthorizeOptions = {}): Promise<Principal> {
+    const open = scope === 'none' || options.openByDefault === true;
+    const header = ctx.get('authorization');
+    if (header === '') {
+      if (open && !this.options.requiredEverywhere) return ANONYMOUS;
+      throw new UnauthorizedError(MISSING_TOKEN_MESSAGE);
+    }
+    const principal = await this.authenticate(header);
+    return requireScope(principal, scope === 'none' ? 'read' : scope);
+  }
+
+  /** The principal of an `Authorization: Bearer <token>` header value; 401 when it is not a valid, live token. */
+  async authenticate(header: string): Promise<Principal> {
+    const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header.trim());
+    if (!match) throw new UnauthorizedError("Unsupported Authorization header: expected 'Bearer <token>'");
+    const claims = await this.signer.verify(match[1]);
+    if (await this.revocations.isRevoked(claims.jti)) throw new UnauthorizedError(`Access token ${claims.jti} has been revoked`);
+    return { actor: claims.actor, scopes: claims.scopes, authenticated: true, tokenId: claims.jti };
+  }
+}

@@ -1,0 +1,221 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { getOperationAST, GraphQLError, type ExecutionResult, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { requireScope, type Authenticator, type Principal } from '../auth';
+import { DomainError } from '../model/errors';
+import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
+
+/** GraphQL answers here, at the root and (app.ts strips the prefix) under /gms. */
+export const GRAPHQL_PATHS = ['/api/graphql', '/api/v2/graphql'];
+
+const typeDefs = /* GraphQL */ `
+  "A 64-bit integer, such as epoch milliseconds (exact up to 2^53)."
+  scalar Long
+
+  type Query {
+    "A dataset by urn; null when no such dataset is stored."
+    dataset(urn: String!): Dataset
+  }
+
+  type Mutation {
+    "Sets the deprecation of one entity, which must exist. Returns true."
+    updateDeprecation(input: UpdateDeprecationInput!): Boolean
+    "Sets the deprecation of several entities; all are validated before any is written. Returns true."
+    batchUpdateDeprecation(input: BatchUpdateDeprecationInput!): Boolean
+  }
+
+  type Dataset {
+    urn: String!
+    "Null when the dataset's deprecation was never set."
+    deprecation: Deprecation
+  }
+
+  type Deprecation {
+    deprecated: Boolean!
+    "When the entity is planned to be decommissioned (epoch ms)."
+    decommissionTime: Long
+    note: String
+    "Who last set the deprecation."
+    actor: String
+    replacement: String
+  }
+
+  input UpdateDeprecationInput {
+    urn: String!
+    deprecated: Boolean!
+    decommissionTime: Long
+    note: String
+  }
+
+  enum SubResourceType {
+    "A schema field of a dataset; subResource is its fieldPath."
+    DATASET_FIELD
+  }
+
+  input ResourceRefInput {
+    resourceUrn: String!
+    subResourceType: SubResourceType
+    subResource: String
+  }
+
+  input BatchUpdateDeprecationInput {
+    deprecated: Boolean!
+    decommissionTime: Long
+    note: String
+    resources: [ResourceRefInput!]!
+  }
+`;
+
+function parseLong(value: unknown): number {
+  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new GraphQLError(`Long cannot represent ${JSON.stringify(value)}: expected an integer`);
+  return n;
+}
+
+const Long = new GraphQLScalarType({
+  name: 'Long',
+  serialize: parseLong,
+  parseValue: parseLong,
+  parseLiteral: (ast: ValueNode) => {
+    if (ast.kind !== Kind.INT && ast.kind !== Kind.STRING) throw new GraphQLError('Long must be an integer', { nodes: ast });
+    return parseLong(ast.value);
+  },
+});
+
+/** What every resolver sees: the caller, and where the pre-execution scope check leaves its refusal. */
+export interface GraphqlContext {
+  principal: Principal;
+  denial: { error: DomainError | null };
+}
+
+/** Error codes as the original service reports them in `errors[].extensions`. */
+function extensionsFor(status: number): { code: number; type: string } {
+  if (status === 400 || status === 413 || status === 422) return { code: 400, type: 'BAD_REQUEST' };
+  if (status === 401) return { code: 401, type: 'UNAUTHENTICATED' };
+  if (status === 403) return { code: 403, type: 'UNAUTHORIZED' };
+  if (status === 404) return { code: 404, type: 'NOT_FOUND' };
+  if (status === 503) return { code: 503, type: 'SERVICE_UNAVAILABLE' };
+  return { code: 500, type: 'SERVER_ERROR' };
+}
+
+/**
+ * Domain errors from resolvers become GraphQL errors with `{code, type}`; GraphQL's own errors (syntax, validation,
+ * limits, request parsing) pass through; anything else is a bug and is masked.
+ */
+function maskError(logger: Logger) {
+  return (error: unknown): Error => {
+    const located = error instanceof GraphQLError ? error : null;
+    const original = located?.originalError ?? error;
+    if (original instanceof DomainError) {
+      return new GraphQLError(original.message, { nodes: located?.nodes, source: located?.source, positions: located?.positions, path: located?.path, extensions: extensionsFor(original.status) });
+    }
+    if (located && (!located.originalError || located.originalError instanceof GraphQLError || located.extensions?.http)) return located;
+    logger.error({ err: original }, 'GraphQL resolver failed');
+    return new GraphQLError('An unknown error occurred.', { nodes: located?.nodes, path: located?.path, extensions: extensionsFor(500) });
+  };
+}
+
+/**
+ * Mutations need the write scope. Checked once the operation is parsed and validated, before any resolver runs; the
+ * refusal is left in the context and turned into the service's usual 403 response by the middleware.
+ */
+const mutationsNeedWrite: Plugin<GraphqlContext> = {
+  onExecute({ args, setResultAndStopExecution }) {
+    const context = args.contextValue as GraphqlContext;
+    if (getOperationAST(args.document, args.operationName ?? undefined)?.operation !== 'mutation') return;
+    try {
+      requireScope(context.principal, 'write');
+    } catch (err) {
+      context.denial.error = err as DomainError;
+      setResultAndStopExecution({ data: null });
+    }
+  },
+};
+
+/**
+ * Every response carries `extensions: {}`, as in the interface document. Yoga drops an empty `extensions` from error
+ * responses while serializing, so the result brings its own serializer.
+ */
+const withExtensions = (result: ExecutionResult) => ({ ...result, extensions: result.extensions ?? {} });
+const alwaysExtensions: Plugin = {
+  onResultProcess({ result, setResult }) {
+    if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+    setResult({ ...withExtensions(result), stringify: (r: ExecutionResult) => JSON.stringify(withExtensions(r)) });
+  },
+};
+
+export interface GraphqlDependencies {
+  deprecation: DeprecationService;
+  auth: Authenticator;
+  bodyLimitBytes: number;
+  logger: Logger;
+}
+
+/**
+ * The GraphQL endpoint (GraphQL Yoga), mounted before the JSON body parser because Yoga reads its own body. Every call
+ * needs a token: read for queries, write for mutations. A missing or bad token (401) and a missing scope (403) are
+ * answered before any resolver runs, with the same JSON error body as every other endpoint.
+ */
+export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
+  const log = deps.logger.child({ component: 'graphql' });
+  const yoga = createYoga<GraphqlContext>({
+    graphqlEndpoint: '/api{/v2}?/graphql',
+    schema: createSchema<GraphqlContext>({
+      typeDefs,
+      resolvers: {
+        Long,
+        Query: {
+          dataset: (_: unknown, args: { urn: string }) => deps.deprecation.dataset(args.urn),
+        },
+        Mutation: {
+          updateDeprecation: (_: unknown, args: { input: { urn: string } & DeprecationChange }, ctx: GraphqlContext) =>
+            deps.deprecation.updateDeprecation(args.input, ctx.principal),
+          batchUpdateDeprecation: (_: unknown, args: { input: DeprecationChange & { resources: ResourceRef[] } }, ctx: GraphqlContext) =>
+            deps.deprecation.batchUpdateDeprecation(args.input, ctx.principal),
+        },
+      },
+    }),
+    graphiql: false,
+    landingPage: false,
+    // Same policy as every other endpoint: no CORS headers.
+    cors: false,
+    batching: false,
+    maxRequestBodySize: deps.bodyLimitBytes,
+    maskedErrors: { maskError: maskError(log) },
+    logging: {
+      debug: (...args: unknown[]) => log.debug(args.map(String).join(' ')),
+      info: (...args: unknown[]) => log.info(args.map(String).join(' ')),
+      warn: (...args: unknown[]) => log.warn(args.map(String).join(' ')),
+      error: (...args: unknown[]) => log.error(args.map(String).join(' ')),
+    },
+    plugins: [
+      // Introspection stays allowed (and is exempt from depth and cost limits); field suggestions are kept.
+      EnvelopArmorPlugin({
+        maxDepth: { n: 8 },
+        costLimit: { maxCost: 5000 },
+        maxAliases: { n: 15 },
+        maxDirectives: { n: 20 },
+        maxTokens: { n: 2000 },
+        blockFieldSuggestion: { enabled: false },
+      }),
+      mutationsNeedWrite,
+      alwaysExtensions,
+    ],
+  });
+
+  return async (ctx: Context, next) => {
+    if (!GRAPHQL_PATHS.includes(ctx.path)) return next();
+    // Every valid token carries read; mutations are checked for write once parsed (mutationsNeedWrite).
+    const principal = await deps.auth.authorize(ctx, 'read');
+    const context: GraphqlContext = { principal, denial: { error: null } };
+    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, context);
+    if (context.denial.error) throw context.denial.error;
+    ctx.status = response.status;
+    response.headers.forEach((value, key) => {
+      if (key !== 'content-length') ctx.set(key, value);
+    });
+    ctx.body = await response.text();
+  };
+}

@@ -1,0 +1,188 @@
+import { InvalidInputError, UnavailableError } from '../model/errors';
+import type { Registry } from '../model/registry';
+import { tryParseUrn } from '../model/urn';
+import type { EdgeRewrite, RestoreEntity, RestorePageQuery, RestoreStore } from '../stores/graph/restore-store';
+import type { BulkOperation, SearchEngine } from '../stores/search/engine';
+import type { IndexNames } from '../stores/search/mappings';
+import { buildDocument } from './indexing/document';
+
+export interface RestoreRequest {
+  urn?: string;
+  aspect?: string;
+  /** `%` matches any run of characters; everything else is literal. */
+  urnLike?: string;
+  start?: number;
+  batchSize?: number;
+}
+
+export interface RestoreCounts {
+  entitiesRead: number;
+  /** Latest aspect rows read (only the named aspect's rows when `aspect` is given). */
+  rowsRead: number;
+  documentsWritten: number;
+  edgesWritten: number;
+  /** Rows not restored: aspects unknown to the entity type, unreadable values, or values that changed while restoring. */
+  ignored: number;
+  timeTakenMs: number;
+}
+
+export interface RestoreResult extends RestoreCounts {
+  args: { urn: string | null; aspect: string | null; urnLike: string | null; start: number; batchSize: number };
+  /** Last urn of the page (a cursor for the next one), null when the page was empty. */
+  lastUrn: string | null;
+}
+
+type Filters = Pick<RestorePageQuery, 'urn' | 'aspect' | 'urnRegex' | 'from' | 'to'>;
+
+/** Above every urn: the open upper end of the urn range. */
+const UNBOUNDED = '\uffff';
+
+/** The smallest string above every string that starts with `prefix`. */
+function prefixEnd(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return prefix === '' || last === 0xffff ? UNBOUNDED : prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
+const REGEX_SPECIAL = /[.*+?^${}()|[\]\\]/g;
+
+/** Turns a urnLike pattern into the literal prefix the urn index can seek and an anchored (Java) regular expression. */
+export function urnPattern(urnLike: string): { prefix: string; regex: string } {
+  const parts = urnLike.split('%');
+  return { prefix: parts[0], regex: parts.map((p) => p.replace(REGEX_SPECIAL, (c) => `\\${c}`)).join('.*') };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function zero(): RestoreCounts {
+  return { entitiesRead: 0, rowsRead: 0, documentsWritten: 0, edgesWritten: 0, ignored: 0, timeTakenMs: 0 };
+}
+
+/**
+ * Rebuilds the derived state of entities from Neo4j, the source of truth: their search documents (written with the
+ * entity revision as external version, so a concurrent newer write is never overwritten) and the edges projected
+ * from their latest aspect values.
+ */
+export class RestoreService {
+  constructor(
+    private readonly registry: Registry,
+    private readonly store: RestoreStore,
+    private readonly engine: SearchEngine,
+    private readonly names: IndexNames,
+    private readonly indices: { ensureIndices(): Promise<void> },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** One page: `batchSize` entities from row `start` of those matching, ordered by urn (restoreIndices). */
+  async restore(request: RestoreRequest): Promise<RestoreResult> {
+    const started = performance.now();
+    const filters = this.filters(request);
+    const start = request.start ?? 0;
+    const batchSize = request.batchSize ?? 10;
+    await this.indices.ensureIndices();
+    const page = await this.store.page({ ...filters, after: '', skip: start, limit: batchSize });
+    const counts = await this.restorePage(page, filters.aspect);
+    await this.engine.refresh(this.names.allEntities());
+    return {
+      args: { urn: request.urn ?? null, aspect: request.aspect ?? null, urnLike: request.urnLike ?? null, start, batchSize },
+      ...counts,
+      lastUrn: page.length > 0 ? page[page.length - 1].urn : null,
+      timeTakenMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /**
+   * Everything matching, batch after batch by urn (the CLI and the benchmark). The next batch is read while the
+   * current one is written.
+   */
+  async restoreAll(request: Omit<RestoreRequest, 'start'>, onBatch: (totals: RestoreCounts) => void = () => undefined): Promise<RestoreCounts> {
+    const started = performance.now();
+    const filters = this.filters(request);
+    const batchSize = request.batchSize ?? 1000;
+    await this.indices.ensureIndices();
+    const read = (after: string) => this.store.page({ ...filters, from: after > filters.from ? after : filters.from, after, skip: 0, limit: batchSize });
+    const totals = zero();
+    let next: Promise<RestoreEntity[]> = read('');
+    for (;;) {
+      const page = await next;
+      if (page.length === 0) break;
+      next = page.length < batchSize ? Promise.resolve([]) : read(page[page.length - 1].urn);
+      next.catch(() => undefined); // a failure surfaces when awaited
+      const counts = await this.restorePage(page, filters.aspect);
+      for (const key of ['entitiesRead', 'rowsRead', 'documentsWritten', 'edgesWritten', 'ignored'] as const) totals[key] += counts[key];
+      totals.timeTakenMs = Math.round(performance.now() - started);
+      onBatch({ ...totals });
+    }
+    await this.engine.refresh(this.names.allEntities());
+    totals.timeTakenMs = Math.round(performance.now() - started);
+    return totals;
+  }
+
+  private filters(request: RestoreRequest): Filters {
+    const urn = request.urn ? this.registry.parseUrnLoosely(request.urn) : null;
+    let aspect: string | null = null;
+    if (request.aspect) {
+      const spec = this.registry.aspects.get(request.aspect);
+      if (!spec) throw new InvalidInputError(`Unknown aspect '${request.aspect}'`);
+      if (spec.timeseries) throw new InvalidInputError(`'${spec.name}' is a time-series aspect: it lives only in the search engine and has nothing to restore`);
+      aspect = spec.name;
+    }
+    const pattern = request.urnLike ? urnPattern(request.urnLike) : null;
+    const from = urn ?? pattern?.prefix ?? '';
+    return { urn, aspect, urnRegex: pattern?.regex ?? null, from, to: urn ? `${urn}\u0000` : prefixEnd(from) };
+  }
+
+  private async restorePage(page: RestoreEntity[], aspectFilter: string | null): Promise<RestoreCounts> {
+    const counts = zero();
+    const documents: BulkOperation[] = [];
+    const edgeRows: EdgeRewrite[] = [];
+    for (const entity of page) {
+      counts.entitiesRead++;
+      const spec = this.registry.entities.get(entity.entityType ?? tryParseUrn(entity.urn)?.entityType ?? '');
+      const selected = (name: string) => aspectFilter === null || name === aspectFilter;
+      counts.rowsRead += entity.aspects.filter((a) => selected(a.name)).length;
+      if (!spec) {
+        counts.ignored += entity.aspects.filter((a) => selected(a.name)).length;
+        continue;
+      }
+      const values = new Map<string, Record<string, unknown>>();
+      for (const row of entity.aspects) {
+        const aspect = this.registry.aspects.get(row.name);
+        let value: unknown = null;
+        try {
+          value = JSON.parse(row.value);
+        } catch {
+          /* unreadable: ignored below */
+        }
+        if (!aspect || aspect.timeseries || !spec.aspects.has(row.name) || !isObject(value)) {
+          if (selected(row.name)) counts.ignored++;
+          continue;
+        }
+        values.set(row.name, value);
+        if (selected(row.name) && aspect.relationships.length > 0) {
+          const edges = this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' }));
+          edgeRows.push({ urn: entity.urn, aspect: row.name, hash: row.hash, edges });
+        }
+      }
+      if (values.size === 0) continue;
+      documents.push({
+        op: 'index',
+        index: this.names.entity(spec.name),
+        id: entity.urn,
+        doc: buildDocument(this.registry, spec, entity.urn, values),
+        version: entity.rev,
+      });
+    }
+    const [written, edges] = await Promise.all([this.engine.bulk(documents), this.store.rewriteEdges(edgeRows, this.now())]);
+    const failed = written.filter((r) => !r.ok);
+    if (failed.length > 0) {
+      throw new UnavailableError(`The search engine did not accept ${failed.length} of ${documents.length} documents; run the restore again`, 'search');
+    }
+    // A superseded write means a newer revision is already indexed: the document is as restored as it gets.
+    counts.documentsWritten = written.length;
+    counts.edgesWritten = edges.edges;
+    counts.ignored += edgeRows.length - edges.applied;
+    return counts;
+  }
+}

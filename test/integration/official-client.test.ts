@@ -1,0 +1,196 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+
+/**
+ * The official DataHub Python client (acryl-datahub, pinned in test/python/requirements.txt) and its `datahub` CLI,
+ * used unchanged against this service. test/python/setup-venv.sh installs them once into a cached virtualenv.
+ */
+
+const PYTHON_DIR = join(__dirname, '..', 'python');
+const SETUP_TIMEOUT_MS = 15 * 60_000;
+const PROCESS_TIMEOUT_MS = 5 * 60_000;
+
+interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program with an argument list (no shell), resolving with its exit code and output whatever the code. */
+function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv, timeout = PROCESS_TIMEOUT_MS): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { env, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') return reject(new Error(`${file} failed to run: ${err.message}\n${stderr}`));
+      resolve({ code: err ? (err.code as number) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+interface Check {
+  check: string;
+  ok: boolean;
+  error?: string;
+  [detail: string]: unknown;
+}
+
+describe('official DataHub Python client, unchanged', () => {
+  let svc: TestService;
+  let venv: string;
+  let home: string;
+  const created: string[] = [];
+
+  /** The client's environment: only our service, no ~/.datahubenv, no telemetry, no inherited DATAHUB_* settings. */
+  function clientEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DATAHUB_')) env[k] = v;
+    return { ...env, HOME: home, DATAHUB_GMS_URL: svc.url, DATAHUB_SKIP_CONFIG: 'true', DATAHUB_TELEMETRY_ENABLED: 'false', PYTHONIOENCODING: 'utf-8' };
+  }
+
+  const datahub = (...args: string[]) => runProcess(join(venv, 'bin', 'datahub'), args, clientEnv());
+
+  async function latest(urn: string, aspects?: string[]) {
+    const res = await svc.call('GET', `/entitiesV2/${enc(urn)}${aspects ? `?aspects=List(${aspects.join(',')})` : ''}`);
+    expect(res.status).toBe(200);
+    return res.body.aspects as Record<string, { value: any; systemMetadata?: any }>;
+  }
+
+  const keyAspectStatus = async (urn: string) => (await svc.call('GET', `/aspects/${enc(urn)}?aspect=datasetKey&version=0`)).status;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    home = await mkdtemp(join(tmpdir(), 'datahub-client-home-'));
+    // Cold: creates the venv and installs the client from PyPI (a few minutes at most); warm: prints the cached path.
+    const setup = await runProcess('bash', [join(PYTHON_DIR, 'setup-venv.sh')], process.env, SETUP_TIMEOUT_MS);
+    if (setup.code !== 0) throw new Error(`setup-venv.sh failed (${setup.code}):\n${setup.stderr}`);
+    venv = setup.stdout.trim().split('\n').pop()!;
+  }, SETUP_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await svc.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  describe('the Python library: DatahubRestEmitter and DataHubGraph', () => {
+    const suffix = uniqueId('py');
+    let checks: Check[];
+    let urns: Record<string, string>;
+    let run: ProcessResult;
+
+    beforeAll(async () => {
+      run = await runProcess(join(venv, 'bin', 'python'), [join(PYTHON_DIR, 'client_check.py'), svc.url, suffix], clientEnv());
+      checks = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Check);
+      urns = (checks.find((c) => c.check === 'plan')?.urns ?? {}) as Record<string, string>;
+      created.push(...Object.values(urns));
+      if (checks.length < 2) throw new Error(`client_check.py printed no checks (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
+    }, PROCESS_TIMEOUT_MS + 10_000);
+
+    it.each([
+      'emitter.test_connection',
+      'graph.test_connection',
+      'emitter.emit_mcp',
+      'emitter.emit',
+      'emitter.emit_mce',
+      'emitter.emit_mcps',
+      'graph.get_aspect',
+      'graph.get_aspect(version=1)',
+      'graph.get_aspect(missing)',
+      'graph.get_aspect(key)',
+      'graph.get_entity_raw',
+      'graph.exists',
+      'graph.get_related_entities',
+      'graph.delete_entity(hard=False)',
+      'graph.delete_entity(hard=True)',
+    ])('%s passes', (name) => {
+      const check = checks.find((c) => c.check === name) ?? { check: name, ok: false, error: `not reported; exit ${run.code}`, stderr: run.stderr.slice(-4000) };
+      // The whole line is the failure message when it did not pass.
+      expect(check.ok ? 'ok' : JSON.stringify(check, null, 2)).toBe('ok');
+    });
+
+    it('stays on the RPC transport (the service advertises no OpenAPI ingestion)', () => {
+      const connection = checks.find((c) => c.check === 'graph.test_connection');
+      expect(connection).toMatchObject({ ok: true, openapi_ingestion: false });
+    });
+
+    it('stored what emit_mcp wrote, with the client system metadata', async () => {
+      const aspects = await latest(urns.mcp);
+      expect(Object.keys(aspects)).toEqual(expect.arrayContaining(['datasetKey', 'datasetProperties', 'ownership', 'status', 'globalTags', 'browsePaths']));
+      expect(aspects.datasetProperties.value).toMatchObject({ name: 'by_mcp', description: 'second description é ✓', customProperties: { team: 'core' } });
+      expect(aspects.ownership.value.owners).toEqual([expect.objectContaining({ owner: urns.owner, type: 'DATAOWNER' })]);
+      expect(aspects.status.value).toEqual({ removed: false });
+      expect(aspects.globalTags.value.tags).toEqual([{ tag: urns.tag }]);
+      expect(aspects.datasetProperties.systemMetadata).toMatchObject({ properties: { clientId: 'acryl-datahub' } });
+      const tag = await latest(urns.tag, ['tagProperties']);
+      expect(tag.tagProperties.value).toMatchObject({ description: 'made by emit()' });
+    });
+
+    it('soft-deleted the emit_mce entity (status.removed) and hides it from search, keeping the emit_mcp one', async () => {
+      const aspects = await latest(urns.mce);
+      expect(aspects.status.value).toEqual({ removed: true });
+      expect(aspects.datasetProperties.value).toMatchObject({ description: 'from a snapshot' });
+      await svc.indexer.waitUntilIndexed([urns.mcp, urns.mce, urns.batch]);
+      const search = async (name: string) => {
+        const res = await svc.call('POST', '/entities?action=search', { input: `client_${suffix}.${name}`, entity: 'dataset', start: 0, count: 10 });
+        expect(res.status).toBe(200);
+        return res.body.value.entities as string[];
+      };
+      expect(await search('by_mcp')).toContain(urns.mcp);
+      expect(await search('by_mce')).not.toContain(urns.mce);
+    });
+
+    it('hard-deleted the emit_mcps entity: its key aspect is gone', async () => {
+      expect(await keyAspectStatus(urns.batch)).toBe(404);
+      expect(await keyAspectStatus(urns.never)).toBe(404);
+      const aspects = await latest(urns.batch);
+      expect(Object.keys(aspects)).toEqual(['datasetKey']);
+    });
+  });
+
+  describe('the datahub CLI: put, get, delete --soft, delete --hard', () => {
+    const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,cli_${uniqueId()}.orders,PROD)`;
+    const properties = { description: 'written by datahub put', customProperties: { source: 'cli' } };
+    beforeAll(() => {
+      created.push(urn);
+    });
+
+    it('datahub put writes an aspect from a file', async () => {
+      const file = join(home, 'datasetProperties.json');
+      await writeFile(file, JSON.stringify(properties));
+      const put = await datahub('put', '--urn', urn, '--aspect', 'datasetProperties', '-d', file);
+      expect({ code: put.code, stderr: put.code === 0 ? '' : put.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(put.stdout).toContain('Update succeeded with status 200');
+      expect((await latest(urn, ['datasetProperties'])).datasetProperties.value).toMatchObject(properties);
+    });
+
+    it('datahub get prints the aspect', async () => {
+      const get = await datahub('get', '--urn', urn, '--aspect', 'datasetProperties');
+      expect({ code: get.code, stderr: get.code === 0 ? '' : get.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(get.stdout)).toEqual({ datasetProperties: expect.objectContaining(properties) });
+    });
+
+    it('datahub delete --soft sets status.removed', async () => {
+      const del = await datahub('delete', '--urn', urn, '--soft', '-f');
+      expect({ code: del.code, stderr: del.code === 0 ? '' : del.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(del.stdout).toContain('Soft deleted 1 entities');
+      expect((await latest(urn, ['status'])).status.value).toEqual({ removed: true });
+      const get = await datahub('get', '--urn', urn, '--aspect', 'status');
+      expect(JSON.parse(get.stdout)).toEqual({ status: { removed: true } });
+    });
+
+    it('datahub delete --hard removes the entity', async () => {
+      const del = await datahub('delete', '--urn', urn, '--hard', '-f');
+      expect({ code: del.code, stderr: del.code === 0 ? '' : del.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(del.stdout).toMatch(/Hard deleted 1 entities \(impacts [1-9]\d* versioned rows/);
+      expect(await keyAspectStatus(urn)).toBe(404);
+      const get = await datahub('get', '--urn', urn, '--aspect', 'status');
+      expect(get.code).not.toBe(0);
+      expect(get.stderr).toContain(`urn ${urn} not found`);
+    });
+  });
+});

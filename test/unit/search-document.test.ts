@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { Registry } from '../../src/model/registry';
+import { buildDocument } from '../../src/services/indexing/document';
+import { entityIndexDefinition } from '../../src/stores/search/mappings';
+
+const registry = Registry.load(join(__dirname, '..', '..', 'schema'));
+const dataset = registry.entity('dataset');
+const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.orders_2024,PROD)';
+
+function doc(aspects: Record<string, Record<string, unknown>>) {
+  return buildDocument(registry, dataset, urn, new Map(Object.entries(aspects)));
+}
+
+describe('search document of an entity', () => {
+  const built = doc({
+    datasetKey: { platform: 'urn:li:dataPlatform:hive', name: 'db.orders_2024', origin: 'PROD' },
+    datasetProperties: { name: 'orders_2024', description: 'All orders', customProperties: { team: 'sales' } },
+    globalTags: { tags: [{ tag: 'urn:li:tag:pii' }, { tag: 'urn:li:tag:gold' }] },
+    ownership: { owners: [{ owner: 'urn:li:corpuser:jdoe', type: 'DATAOWNER' }] },
+    browsePaths: { paths: ['/prod/hive/db/orders_2024'] },
+    status: { removed: false },
+  });
+
+  it('carries the searchable fields named by the schema annotations', () => {
+    expect(built).toMatchObject({
+      urn,
+      entityType: 'dataset',
+      removed: false,
+      platform: 'urn:li:dataPlatform:hive',
+      origin: 'PROD',
+      tags: ['urn:li:tag:pii', 'urn:li:tag:gold'],
+      owners: 'urn:li:corpuser:jdoe',
+      description: 'All orders',
+      customProperties: 'team=sales',
+    });
+  });
+
+  it('makes URN values findable by their id and names by their parts', () => {
+    expect(built.urnTokens).toEqual(expect.arrayContaining(['pii', 'gold', 'jdoe', 'hive']));
+    expect(built.nameParts).toEqual(expect.arrayContaining(['db', 'orders_2024', 'orders', '2024']));
+    expect(built.nameExact).toEqual(expect.arrayContaining(['orders_2024', 'db.orders_2024']));
+  });
+
+  it('records every browse path ancestor and the parent the entity is an item of', () => {
+    expect(built.browsePathPrefixes).toEqual(['/', '/prod', '/prod/hive', '/prod/hive/db']);
+    expect(built.browsePathParents).toEqual(['/prod/hive/db']);
+  });
+
+  it('marks a soft-deleted entity removed', () => {
+    expect(doc({ status: { removed: true } }).removed).toBe(true);
+  });
+
+  it('maps every document field in the index definition', () => {
+    const { mappings } = entityIndexDefinition(registry, dataset);
+    const properties = (mappings as { properties: Record<string, unknown> }).properties;
+    for (const field of Object.keys(built)) expect(properties).toHaveProperty(field);
+  });
+});
