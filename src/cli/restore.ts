@@ -3,15 +3,12 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createLogger } from '../logger';
 import { DomainError } from '../model/errors';
-import { Registry } from '../model/registry';
-import { ROOT_DIR } from '../service';
+import { createBackendClients, ROOT_DIR } from '../service';
 import { SearchIndexer } from '../services/indexing/indexer';
 import { RestoreService, type RestoreCounts } from '../services/restore';
 import { AspectStore } from '../stores/graph/aspect-store';
-import { Neo4jStore } from '../stores/graph/neo4j';
 import { OutboxStore } from '../stores/graph/outbox-store';
 import { RestoreStore } from '../stores/graph/restore-store';
-import { createSearchEngine } from '../stores/search/adapters';
 import type { EngineName } from '../stores/search/engine';
 import { IndexNames } from '../stores/search/mappings';
 
@@ -70,25 +67,7 @@ async function main() {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
   const addresses = await backends(config);
-  const registry = Registry.load(join(ROOT_DIR, 'schema'), config.URN_NAMESPACE);
-  const graph = new Neo4jStore(
-    {
-      uri: addresses.neo4jUri,
-      user: config.NEO4J_USER,
-      password: config.NEO4J_PASSWORD,
-      database: config.NEO4J_DATABASE,
-      timeoutMs: config.BACKEND_TIMEOUT_MS,
-      cypherDir: join(ROOT_DIR, 'cypher'),
-    },
-    logger,
-  );
-  const search = createSearchEngine({
-    engine: addresses.searchEngine,
-    url: addresses.searchUrl,
-    username: config.SEARCH_USERNAME,
-    password: config.SEARCH_PASSWORD,
-    timeoutMs: Math.max(config.BACKEND_TIMEOUT_MS, 30_000),
-  });
+  const { registry, graph, search } = createBackendClients(config, addresses, logger, Math.max(config.BACKEND_TIMEOUT_MS, 30_000));
   try {
     const names = new IndexNames(config.SEARCH_INDEX_PREFIX);
     // Only its ensureIndices() is used: the indexer is not started.
