@@ -18,7 +18,7 @@ type Call = (params: Record<string, unknown>, options?: Record<string, unknown>)
  * same parameter names with a `body`, and both answer `{body, statusCode}` (Elasticsearch with `meta: true`).
  */
 export interface EngineClient {
-  ping: Call;
+  cluster: { health: Call };
   search: Call;
   count: Call;
   bulk: Call;
@@ -62,7 +62,8 @@ export class ClientSearchEngine implements SearchEngine {
   }
 
   async ping(timeoutMs: number): Promise<void> {
-    await this.call(this.client.ping, {}, { requestTimeout: timeoutMs, maxRetries: 0 });
+    // Cluster health rather than HEAD /: Elasticsearch's test distribution answers 405 to the root path.
+    await this.call(this.client.cluster.health, {}, { requestTimeout: timeoutMs, maxRetries: 0 }, this.client.cluster);
   }
 
   async supportsReindex(): Promise<boolean> {
