@@ -5,6 +5,9 @@ import { CypherLibrary } from '../src/stores/graph/cypher';
 import { backends, flag, report, ROOT, runLoad, startServiceProcess } from './lib';
 
 /**
+ * Jobs are spread over entities (job n writes aspect ⌊n/N⌋ of dataset n mod N), as many ingestion clients writing
+ * different entities would, rather than 16 writers queueing on one entity's lock.
+ *
  * ingestProposal throughput: N datasets x 5 aspects through the service with 16 concurrent HTTP clients, beside the
  * same upserts sent straight to Neo4j with neo4j-driver (same statement, same parameters, 16 concurrent sessions).
  *   npx tsx bench/ingest.ts [--datasets 10000] [--concurrency 16]
@@ -15,8 +18,8 @@ const concurrency = flag('concurrency', 16);
 function aspectsOf(prefix: string, i: number) {
   const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,${prefix}.table_${i},PROD)`;
   const upstream = `urn:li:dataset:(urn:li:dataPlatform:hive,${prefix}.table_${Math.max(0, i - 1)},PROD)`;
-  const owner = `urn:li:corpuser:user_${i % 50}`;
-  const tag = `urn:li:tag:tag_${i % 20}`;
+  const owner = `urn:li:corpuser:user_${i % 500}`;
+  const tag = `urn:li:tag:tag_${i % 200}`;
   return {
     urn,
     aspects: [
@@ -46,8 +49,8 @@ async function main() {
       return [{ name: 'datasetKey', value: JSON.stringify(key), hash: contentHash(key) }];
     };
     const raw = await runLoad(concurrency, total, async (n) => {
-      const { urn, aspects } = aspectsOf('raw', Math.floor(n / 5));
-      const a = aspects[n % 5];
+      const { urn, aspects } = aspectsOf('raw', n % datasets);
+      const a = aspects[Math.floor(n / datasets)];
       const now = Date.now();
       const session = driver.session({ database: 'neo4j' });
       try {
@@ -84,8 +87,8 @@ async function main() {
     const service = await startServiceProcess(b);
     try {
       const result = await runLoad(concurrency, total, async (n) => {
-        const { urn, aspects } = aspectsOf('svc', Math.floor(n / 5));
-        const a = aspects[n % 5];
+        const { urn, aspects } = aspectsOf('svc', n % datasets);
+        const a = aspects[Math.floor(n / datasets)];
         const res = await fetch(`${service.url}/aspects?action=ingestProposal`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
