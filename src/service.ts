@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type Koa from 'koa';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -9,6 +9,7 @@ import { TokenAuthenticator } from './auth/token-authenticator';
 import { TokenSigner } from './auth/tokens';
 import type { Config } from './config';
 import { createHttpApp } from './http/app';
+import { answerUnparsableRequests } from './http/errors';
 import { graphqlMiddleware } from './http/graphql';
 import { createLogger } from './logger';
 import { Registry } from './model/registry';
@@ -147,7 +148,10 @@ export async function startService(config: Config, backends: BackendAddresses, l
   indexer.start();
   timeseries.start();
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+    // Node's own Host check answers with a bare 400; the app refuses a missing Host with the JSON error body instead.
+    const s = createServer({ requireHostHeader: false }, app.callback());
+    answerUnparsableRequests(s);
+    s.listen(config.PORT, config.HOST, () => resolve(s));
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;

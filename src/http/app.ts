@@ -3,7 +3,7 @@ import bodyParser from 'koa-bodyparser';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth';
-import { MethodNotAllowedError, NotFoundError } from '../model/errors';
+import { InvalidInputError, MethodNotAllowedError, NotFoundError } from '../model/errors';
 import type { HealthService } from '../services/health';
 import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from './docs-page';
 import { errorMiddleware } from './errors';
@@ -20,6 +20,12 @@ export interface HttpDependencies {
   routes: RouteDefinition[];
   /** Extra middleware mounted before the JSON body parser (GraphQL reads its own body). */
   beforeBodyParser?: Koa.Middleware[];
+}
+
+/** HTTP/1.1 requires a Host header (the server leaves this check to the app, so the refusal has the JSON error body). */
+function requireHost(ctx: Context, next: Next) {
+  if (ctx.req.httpVersion === '1.1' && !ctx.req.headers.host) throw new InvalidInputError('Missing Host header');
+  return next();
 }
 
 /** Every route answers at the root and under `/gms`; a trailing slash is ignored. */
@@ -54,6 +60,7 @@ export function createHttpApp(deps: HttpDependencies): Koa {
   app.silent = true;
   app.use(requestContext(deps.logger));
   app.use(errorMiddleware(deps.logger));
+  app.use(requireHost);
   app.use(normalizePath);
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/health') {

@@ -1,4 +1,6 @@
 import type { Context, Next } from 'koa';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DomainError } from '../model/errors';
 
@@ -15,6 +17,8 @@ interface HttpishError {
   expose?: boolean;
   type?: string;
   message?: string;
+  code?: unknown;
+  meta?: unknown;
 }
 
 /** Errors thrown by koa and its body parser (raw-body / co-body), keyed by their `type`. */
@@ -37,11 +41,17 @@ export function toErrorBody(err: unknown): ErrorBody {
     const known = PARSER_ERRORS[e.type];
     return { status: known.status, message: known.message, exceptionClass: known.exceptionClass };
   }
+  // A body sent with Content-Encoding gzip/deflate/br that does not decompress: zlib's stream error, not ours.
+  if (typeof e.code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(e.code)) {
+    return { status: 400, message: 'Request body could not be decompressed as its Content-Encoding says', exceptionClass: 'InvalidInputError' };
+  }
   const status = e.status ?? e.statusCode;
   if (err instanceof SyntaxError && status === 400) {
     return { status: 400, message: `Malformed JSON in request body: ${err.message}`, exceptionClass: 'InvalidInputError' };
   }
-  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose !== false) {
+  // koa's and the body parser's errors say why; a search client's 4xx (the engine refusing a request, carrying `meta`)
+  // would show engine internals and is answered as an internal error instead.
+  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose !== false && e.meta === undefined) {
     return { status, message: e.message || 'Bad request', exceptionClass: 'InvalidInputError' };
   }
   return { status: 500, message: 'Internal server error', exceptionClass: 'InternalError' };
@@ -61,4 +71,25 @@ export function errorMiddleware(logger: Logger) {
       ctx.body = body;
     }
   };
+}
+
+/**
+ * Requests node's HTTP parser refuses before koa sees them (unknown method, malformed request line or headers, headers
+ * or URL over the size limit) get the common JSON error body too, instead of node's bare status line.
+ */
+export function answerUnparsableRequests(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message =
+      status === 431 ? 'Request line or headers are too large' : status === 408 ? 'Request not received in time' : 'Malformed HTTP request';
+    const body = JSON.stringify({ status, message, exceptionClass: 'InvalidInputError' } satisfies ErrorBody);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }

@@ -70,7 +70,11 @@ const typeDefs = /* GraphQL */ `
 
 function parseLong(value: unknown): number {
   const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new GraphQLError(`Long cannot represent ${JSON.stringify(value)}: expected an integer`);
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) {
+    // Not JSON.stringify: a variable can be nested deep enough to overflow it.
+    const shown = value !== null && typeof value === 'object' ? (Array.isArray(value) ? 'a list' : 'an object') : String(JSON.stringify(value)).slice(0, 100);
+    throw new GraphQLError(`Long cannot represent ${shown}: expected an integer`);
+  }
   return n;
 }
 
@@ -146,6 +150,37 @@ const alwaysExtensions: Plugin = {
   },
 };
 
+const REQUEST_ERRORS: Record<number, { exceptionClass: string; message: string }> = {
+  400: { exceptionClass: 'InvalidInputError', message: 'Invalid GraphQL request' },
+  405: { exceptionClass: 'MethodNotAllowedError', message: 'GraphQL only supports GET and POST requests' },
+  406: { exceptionClass: 'InvalidInputError', message: 'Not acceptable: GraphQL answers application/json or application/graphql-response+json' },
+  413: { exceptionClass: 'PayloadTooLargeError', message: 'Request body exceeds the configured limit' },
+  415: { exceptionClass: 'InvalidInputError', message: 'Unsupported media type: send application/json' },
+};
+
+/**
+ * Yoga answers requests it cannot run (unreadable body, wrong method or media type, bad variables) with a 4xx of its
+ * own, sometimes without a body. Those get the service's common error body, with the GraphQL `errors` list kept beside
+ * it for GraphQL clients and without the parser's internal `originalError`.
+ */
+function requestErrorBody(status: number, text: string) {
+  let errors: { message?: unknown; extensions?: Record<string, unknown> }[] = [];
+  try {
+    const parsed = JSON.parse(text) as { errors?: unknown };
+    if (Array.isArray(parsed.errors)) errors = parsed.errors;
+  } catch {
+    /* an empty or non-JSON answer */
+  }
+  errors = errors.map(({ extensions, ...rest }) => {
+    const { originalError: _, ...kept } = extensions ?? {};
+    return { ...rest, ...(extensions ? { extensions: kept } : {}) };
+  });
+  if (status >= 500) return { status, message: 'Internal server error', exceptionClass: 'InternalError', errors: [{ message: 'Internal server error' }], extensions: {} };
+  const known = REQUEST_ERRORS[status] ?? { exceptionClass: 'InvalidInputError', message: 'Invalid GraphQL request' };
+  const message = typeof errors[0]?.message === 'string' && errors[0].message !== '' ? errors[0].message : known.message;
+  return { status, message, exceptionClass: known.exceptionClass, errors: errors.length > 0 ? errors : [{ message }], extensions: {} };
+}
+
 export interface GraphqlDependencies {
   deprecation: DeprecationService;
   auth: Authenticator;
@@ -212,6 +247,11 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
     const context: GraphqlContext = { principal, denial: { error: null } };
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, context);
     if (context.denial.error) throw context.denial.error;
+    if (response.status >= 400) {
+      ctx.status = response.status;
+      ctx.body = requestErrorBody(response.status, await response.text());
+      return;
+    }
     ctx.status = response.status;
     response.headers.forEach((value, key) => {
       if (key !== 'content-length') ctx.set(key, value);

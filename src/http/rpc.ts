@@ -3,6 +3,8 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import type { Context } from 'koa';
 import type { Authenticator } from '../auth';
 import { InvalidInputError, MethodNotAllowedError } from '../model/errors';
+import { assertNesting } from '../model/nesting';
+import { withSafeIntegers } from '../model/safe-integers';
 import type { RouteDefinition, Schema } from './route';
 
 /** `List(a,b)`, `a,b` is NOT split (URNs contain commas); repeated parameters arrive as arrays. */
@@ -42,8 +44,8 @@ export function buildRpcRouter(definitions: RouteDefinition[], auth: Authenticat
     const key = `${def.method} ${def.path}`;
     const compiled: CompiledRoute = {
       def,
-      query: def.query ? ajv.compile({ type: 'object', ...def.query }) : undefined,
-      body: def.body ? ajv.compile(def.body) : undefined,
+      query: def.query ? ajv.compile(withSafeIntegers({ type: 'object', ...def.query })) : undefined,
+      body: def.body ? ajv.compile(withSafeIntegers(def.body)) : undefined,
     };
     groups.set(key, [...(groups.get(key) ?? []), compiled]);
   }
@@ -125,9 +127,15 @@ async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Pro
     else query[name] = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   }
   if (route.query && !route.query(query)) throw new InvalidInputError(`Invalid query parameters: ${describe(route.query, 'query')}`);
+  // A body in a media type the JSON parser does not read would be dropped silently, and the call run with defaults.
+  const sentBody = Number(ctx.get('content-length')) > 0 || ctx.get('transfer-encoding') !== '';
+  if (sentBody && (ctx.request as { rawBody?: string }).rawBody === undefined) {
+    ctx.throw(415, `Unsupported Content-Type '${ctx.get('content-type')}': send the request body as application/json`);
+  }
   const rawBody = (ctx.request as { body?: unknown }).body;
   const body = rawBody === undefined || rawBody === null || (typeof rawBody === 'string' && rawBody === '') ? {} : rawBody;
   if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');
+  assertNesting(body, 'Request body');
   if (route.body && !route.body(body)) throw new InvalidInputError(`Invalid request body: ${describe(route.body, 'body')}`);
   return route.def.handle({
     params: (ctx as Context & { params?: Record<string, string> }).params ?? {},

@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError, ValidationError } from './errors';
+import { withSafeIntegers } from './safe-integers';
 import { makeUrn, parseUrn, tryParseUrn, type Urn } from './urn';
 
 /**
@@ -41,6 +42,8 @@ export interface RelationshipField {
 export interface UrnField {
   path: string[];
   entityTypes: string[];
+  /** The field projects an edge, so its URN becomes an entity (a placeholder until written). */
+  edge: boolean;
 }
 
 export interface AspectSpec {
@@ -143,7 +146,7 @@ export class Registry {
         const rel = node['x-relationship'];
         if (rel) spec.relationships.push({ path, name: rel.name, entityTypes: rel.entityTypes });
         const urn = node['x-urn'];
-        if (rel || urn) spec.urnFields.push({ path, entityTypes: (rel ?? urn)!.entityTypes });
+        if (rel || urn) spec.urnFields.push({ path, entityTypes: (rel ?? urn)!.entityTypes, edge: Boolean(rel) });
         const s = node['x-searchable'];
         if (s) {
           spec.searchable.push({
@@ -160,7 +163,7 @@ export class Registry {
       this.aspects.set(spec.name, spec);
       this.aspectsByRecordName.set(spec.recordName, spec);
       this.aspectsByRecordName.set(spec.shortRecordName, spec);
-      this.validators.set(spec.name, ajv.compile(schema));
+      this.validators.set(spec.name, ajv.compile(withSafeIntegers(schema)));
     }
     for (const e of entityFile.entities) {
       for (const a of [e.keyAspect, ...e.aspects]) {
@@ -280,11 +283,27 @@ export class Registry {
           ? `must be a urn, got ${JSON.stringify(v)}`
           : field.entityTypes.length > 0 && !field.entityTypes.includes(urn.entityType)
             ? `must reference ${field.entityTypes.join(' or ')}, got '${urn.raw}'`
-            : null;
+            : field.edge
+              ? this.entityUrnProblem(urn)
+              : null;
         if (problem) throw new ValidationError(`Invalid ${aspect.name}: ${where} ${problem}`, [{ path: where, message: problem }]);
       }
     }
     return copy;
+  }
+
+  /**
+   * Why an edge target is not a URN this service accepts for an entity (namespace, entity type, key parts), or null.
+   * Otherwise the edge would create a placeholder entity that no endpoint can read or delete.
+   */
+  private entityUrnProblem(urn: Urn): string | null {
+    try {
+      this.parseEntityUrn(urn.raw);
+      return null;
+    } catch (err) {
+      if (err instanceof InvalidInputError) return `must be a valid entity urn: ${err.message}`;
+      throw err;
+    }
   }
 
   /** Edges an aspect value implies: relationship name and target URN, de-duplicated. */

@@ -10,7 +10,12 @@ export interface Urn {
   readonly parts: readonly string[];
 }
 
-const MAX_URN_LENGTH = 2048;
+/**
+ * The search engine's limit on a document id (the urn is the id): a longer urn could be stored but never indexed.
+ * DataHub refuses urns over 512 bytes too.
+ */
+export const MAX_URN_BYTES = 512;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const ENTITY_TYPE = /^[a-zA-Z][a-zA-Z0-9]*$/;
 
 /** Splits `a,(b,c),urn:li:x:(d,e)` on commas at nesting depth 0; returns null when parentheses are unbalanced. */
@@ -35,8 +40,9 @@ function splitTuple(inner: string): string[] | null {
 }
 
 export function tryParseUrn(raw: unknown): Urn | null {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URN_LENGTH) return null;
-  if (/[\u0000-\u001f]/.test(raw)) return null;
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URN_BYTES || Buffer.byteLength(raw) > MAX_URN_BYTES) return null;
+  // Control characters, and lone surrogates (no UTF-8 for them: the engine would store another id than Neo4j).
+  if (/[\u0000-\u001f]/.test(raw) || LONE_SURROGATE.test(raw)) return null;
   const m = /^urn:([a-zA-Z0-9]+):([^:]+):(.+)$/s.exec(raw);
   if (!m) return null;
   const [, namespace, entityType, id] = m;
@@ -57,7 +63,8 @@ export function parseUrn(raw: unknown, what = 'urn'): Urn {
   const urn = tryParseUrn(raw);
   if (!urn) {
     const shown = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 200)) : typeof raw;
-    throw new InvalidInputError(`Invalid ${what} ${shown}: expected urn:<namespace>:<entityType>:<id>`);
+    const tooLong = typeof raw === 'string' && Buffer.byteLength(raw) > MAX_URN_BYTES;
+    throw new InvalidInputError(`Invalid ${what} ${shown}: ${tooLong ? `longer than ${MAX_URN_BYTES} bytes` : 'expected urn:<namespace>:<entityType>:<id>'}`);
   }
   return urn;
 }

@@ -2,6 +2,7 @@ import type { Principal } from '../auth';
 import { defaultBrowsePaths } from '../model/browse-paths';
 import { canonicalJson, contentHash } from '../model/canonical';
 import { InvalidInputError, ValidationError } from '../model/errors';
+import { assertNesting } from '../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
 import type { AspectStore, AspectWrite } from '../stores/graph/aspect-store';
@@ -51,6 +52,7 @@ export function normalizeSystemMetadata(raw: unknown, now: number): Record<strin
     }
   }
   if (value !== undefined && value !== null && !isObject(value)) throw new InvalidInputError('systemMetadata must be an object');
+  if (value) assertNesting(value, 'systemMetadata');
   const metadata = { ...((value as Record<string, unknown>) ?? {}) };
   if (typeof metadata.runId !== 'string' || metadata.runId === '') metadata.runId = 'no-run-id-provided';
   if (typeof metadata.lastObserved !== 'number') metadata.lastObserved = now;
@@ -119,7 +121,11 @@ export class IngestionService {
       }
       return this.prepareUpsert(urn, entitySpec, spec, value, principal, now, systemMetadata);
     });
-    await this.apply(prepared);
+    // A snapshot holds each aspect once; of repeated ones the last wins (as writing them in turn would leave it), so
+    // one request cannot turn into thousands of writes of the same aspect in one transaction.
+    const last = new Map<string, number>();
+    prepared.forEach((p, i) => p.kind === 'upsert' && last.set(p.write.name, i));
+    await this.apply(prepared.filter((p, i) => p.kind !== 'upsert' || last.get(p.write.name) === i));
     return urn.raw;
   }
 
@@ -172,6 +178,7 @@ export class IngestionService {
     now: number,
     systemMetadata: Record<string, unknown>,
   ): Prepared {
+    assertNesting(rawValue, `Aspect '${aspect.name}'`);
     const value = this.registry.validate(aspect, rawValue);
     this.options.aspectValidators?.[aspect.name]?.(value);
     if (aspect.timeseries) {

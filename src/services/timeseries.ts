@@ -135,6 +135,8 @@ export class TimeseriesService implements TimeseriesSink {
       if (!retryable || attempt === 1) {
         const status = results.find((r) => !r.ok)?.status ?? 500;
         if (status === 429 || status >= 500) throw new UnavailableError('The search engine did not accept the time-series documents', 'search');
+        // The engine refused a document itself: a value its index mapping cannot hold is the caller's, not a fault.
+        if (status === 400) throw new ValidationError(`Invalid ${events[0].aspect.name}: the time-series index cannot hold a value of this event`);
         throw new Error(`The search engine rejected ${retry.length} time-series document(s): ${results.find((r) => !r.ok)?.error}`);
       }
       for (const op of retry) {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../model/errors';
+import { MAX_NESTING, nestsDeeperThan } from '../../model/nesting';
 
 /**
  * The metadata-test definition language (conformance notes, "Metadata tests"), parsed into a typed tree once so it can
@@ -234,6 +235,7 @@ export function parseTestDefinition(input: unknown, catalog?: DefinitionCatalog)
       fail('definition', `not valid JSON (${(err as Error).message})`);
     }
   }
+  if (nestsDeeperThan(raw)) fail('definition', `nests deeper than ${MAX_NESTING} levels`);
   if (!isObject(raw)) fail('definition', `must be an object {"on": …, "rules": …}, got ${describe(raw)}`);
   // `actions` (what to do with passing/failing entities) is accepted for compatibility and not executed.
   rejectUnknownKeys(raw, TOP_KEYS, 'definition');

@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import { ConcurrentDeleteError, type Neo4jStore } from './neo4j';
 
 export interface AuditStamp {
   time: number;
@@ -70,14 +70,17 @@ export class AspectStore {
   async upsert(writes: AspectWrite[]): Promise<{ unchanged: boolean; rev: number }[]> {
     const text = this.statement('aspects/upsert');
     return this.neo4j.write('ingest.upsert', async (tx) => {
-      const results: { unchanged: boolean; rev: number }[] = [];
-      for (const w of writes) {
-        const edgeKeys = w.edges.map((e) => `${e.type}|${e.target}`);
-        const result = await tx.run(text, { ...w, edgeKeys, revFloor: revFloor(w.now), ns: this.outboxNamespace });
+      // Pipelined: the statements still run one after the other, in order, in this transaction, but without a round trip
+      // each (a batch of 1,000 proposals would otherwise spend most of its time waiting on the network).
+      const results = await Promise.all(
+        writes.map((w) => tx.run(text, { ...w, edgeKeys: w.edges.map((e) => `${e.type}|${e.target}`), revFloor: revFloor(w.now), ns: this.outboxNamespace })),
+      );
+      return results.map((result, i) => {
         const record = result.records[0];
-        results.push({ unchanged: Boolean(record.get('unchanged')), rev: Number(record.get('rev')) });
-      }
-      return results;
+        // No row: the entity matched by MERGE was hard-deleted by a concurrent transaction (the write is retried).
+        if (!record) throw new ConcurrentDeleteError(`${writes[i].urn} was deleted while ${writes[i].name} was written`);
+        return { unchanged: Boolean(record.get('unchanged')), rev: Number(record.get('rev')) };
+      });
     });
   }
 

@@ -20,11 +20,20 @@ export function translateNeo4jError(err: unknown): unknown {
   if (
     (e.code && UNAVAILABLE_CODES.has(e.code)) ||
     (e.code && e.code.startsWith('Neo.TransientError.')) ||
+    // The transaction outlived its time limit (BACKEND_TIMEOUT_MS): Neo4j did not answer in time.
+    e.code === 'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration' ||
     /acquisition timed out|Connection acquisition|connect ECONNREFUSED|Failed to connect|Pool is closed/i.test(e.message ?? '')
   ) {
     return new UnavailableError('Neo4j is unavailable', 'neo4j');
   }
   return err;
+}
+
+/** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
+export class ConcurrentDeleteError extends Error {}
+
+function isConcurrentDelete(err: unknown): boolean {
+  return err instanceof ConcurrentDeleteError || (err as { code?: string }).code === 'Neo.ClientError.Statement.EntityNotFound';
 }
 
 /**
@@ -59,8 +68,18 @@ export class Neo4jStore {
     return this.session('READ', caller, work);
   }
 
+  /**
+   * A write transaction. One that raced with a concurrent hard delete of a node it had already matched (Neo4j's
+   * EntityNotFound, or a statement that lost its row: ConcurrentDeleteError) runs again: it then serializes after the delete.
+   */
   async write<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
-    return this.session('WRITE', caller, work);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.session('WRITE', caller, work);
+      } catch (err) {
+        if (attempt >= 5 || !isConcurrentDelete(err)) throw err;
+      }
+    }
   }
 
   /** Runs one named statement in its own read transaction and returns the records. */

@@ -115,7 +115,7 @@ export function translateEngineError(err: unknown): unknown {
   }
   if (status === 400) {
     const types = rootCauseType(e.meta?.body ?? e.body);
-    if (/parse_exception|query_shard_exception|search_phase_execution_exception|too_many_clauses|illegal_argument/.test(types)) {
+    if (/parse_exception|parsing_exception|query_shard_exception|search_phase_execution_exception|too_many_clauses|illegal_argument|number_format_exception/.test(types)) {
       return new InvalidInputError('The search query could not be parsed');
     }
   }

@@ -35,17 +35,19 @@ export const SYSTEM_FIELDS: Record<string, Body> = {
   urn: { type: 'keyword' },
   entityType: { type: 'keyword' },
   removed: { type: 'boolean' },
-  browsePaths: { type: 'keyword' },
+  // ignore_above: a value of any length is accepted (an aspect can carry one); a longer one is kept but not indexed, as a
+  // keyword over Lucene's 32 KB term limit would make the engine refuse the whole document, forever.
+  browsePaths: { type: 'keyword', ignore_above: 1024 },
   /** Every ancestor of every browse path ("/", "/prod", "/prod/hive"): browse groups are aggregated from it. */
-  browsePathPrefixes: { type: 'keyword' },
+  browsePathPrefixes: { type: 'keyword', ignore_above: 1024 },
   /** The parent of each browse path: the entity is an item of that level. */
-  browsePathParents: { type: 'keyword' },
+  browsePathParents: { type: 'keyword', ignore_above: 1024 },
   /** Ids of URN-valued fields (tag, platform, owner names), so free text finds them. */
   urnTokens: { type: 'text', analyzer: 'standard' },
   /** Name-like values split at separators ("db.orders_2024" → db, orders, 2024), which the standard analyzer keeps whole. */
   nameParts: { type: 'text', analyzer: 'standard' },
   /** Lower-cased name-like values, for exact-name-first ranking and autocomplete. */
-  nameExact: { type: 'keyword' },
+  nameExact: { type: 'keyword', ignore_above: 1024 },
   autocomplete: { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 1, max_chars: 19 }, fields: { keyword: { type: 'keyword', ignore_above: 512 } } },
 };
 
