@@ -36,9 +36,9 @@ async function main() {
   const engine = createSearchEngine({ engine: 'opensearch', url: b.searchUrl, timeoutMs: 30_000 });
   try {
     const seedStart = performance.now();
-    const seed = await runLoad(4, Math.ceil(datasets / 200), async (batch) => {
+    const seed = await runLoad(4, Math.ceil(datasets / 50), async (batch) => {
       const list = [];
-      for (let i = batch * 200; i < Math.min(datasets, (batch + 1) * 200); i++) list.push(...proposals(i));
+      for (let i = batch * 50; i < Math.min(datasets, (batch + 1) * 50); i++) list.push(...proposals(i));
       const res = await fetch(`${service.url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals: list }) });
       await res.arrayBuffer();
       return res.ok;

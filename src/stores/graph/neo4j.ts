@@ -22,6 +22,9 @@ export function translateNeo4jError(err: unknown): unknown {
     (e.code && e.code.startsWith('Neo.TransientError.')) ||
     // The transaction outlived its time limit (BACKEND_TIMEOUT_MS): Neo4j did not answer in time.
     e.code === 'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration' ||
+    // …or was terminated while it waited for a lock.
+    e.code === 'Neo.ClientError.Transaction.LockClientStopped' ||
+    e.code === 'Neo.ClientError.Transaction.Terminated' ||
     /acquisition timed out|Connection acquisition|connect ECONNREFUSED|Failed to connect|Pool is closed/i.test(e.message ?? '')
   ) {
     return new UnavailableError('Neo4j is unavailable', 'neo4j');
