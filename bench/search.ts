@@ -36,13 +36,15 @@ async function main() {
   const engine = createSearchEngine({ engine: 'opensearch', url: b.searchUrl, timeoutMs: 30_000 });
   try {
     const seedStart = performance.now();
-    const seed = await runLoad(4, Math.ceil(datasets / 50), async (batch) => {
+    // One batch at a time: concurrent batches all touching the same few tag nodes queue on their locks.
+    const seed = await runLoad(1, Math.ceil(datasets / 50), async (batch) => {
       const list = [];
       for (let i = batch * 50; i < Math.min(datasets, (batch + 1) * 50); i++) list.push(...proposals(i));
       const res = await fetch(`${service.url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals: list }) });
       await res.arrayBuffer();
       return res.ok;
     });
+    if (seed.errors > 0) throw new Error(`${seed.errors} seeding batches failed`);
     // Wait until the outbox is drained: the index count reaches the dataset count.
     for (;;) {
       await engine.refresh('datasetindex_v2');
