@@ -12,19 +12,22 @@ export interface TaskReference {
 
 const HOW = `send either task ("<node_id>:<task_number>") or both nodeId and taskId`;
 
-/** `task`, or `nodeId` + `taskId`, as the engine's `<node_id>:<task_number>`. */
+/**
+ * `task`, or `nodeId` + `taskId`, as the engine's `<node_id>:<task_number>`. Node ids are URL-safe base64, so anything
+ * else is refused here (the engine client would fail to even encode some of it).
+ */
 export function parseTaskReference(body: TaskReference): string {
   const hasTask = body.task !== undefined && body.task !== '';
   const hasNode = body.nodeId !== undefined && body.nodeId !== '';
   const hasId = body.taskId !== undefined;
   if (hasTask && (hasNode || hasId)) throw new InvalidInputError(`Invalid task reference: ${HOW}, not both`);
   if (hasTask) {
-    if (!/^[^:\s]+:\d+$/.test(body.task!)) throw new InvalidInputError(`Invalid task '${body.task}': ${HOW}`);
+    if (!/^[\w-]+:\d+$/.test(body.task!)) throw new InvalidInputError(`Invalid task '${body.task}': ${HOW}`);
     return body.task!;
   }
   if (!hasNode && !hasId) throw new InvalidInputError(`Missing task reference: ${HOW}`);
   if (!hasNode || !hasId) throw new InvalidInputError(`nodeId and taskId go together: ${HOW}`);
-  if (/[:\s]/.test(body.nodeId!) || !Number.isInteger(body.taskId) || body.taskId! < 0) {
+  if (!/^[\w-]+$/.test(body.nodeId!) || !Number.isInteger(body.taskId) || body.taskId! < 0) {
     throw new InvalidInputError(`Invalid nodeId '${body.nodeId}' or taskId '${body.taskId}': ${HOW}`);
   }
   return `${body.nodeId}:${body.taskId}`;
