@@ -205,6 +205,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+const MAX_FILTER_VALUE_LENGTH = 1024;
+
 function parseCriterion(raw: unknown, where: string): Criterion {
   if (!isObject(raw)) throw new InvalidInputError(`${where} must be an object {field, value, condition}`);
   if (typeof raw.field !== 'string' || !/^[A-Za-z_][\w.@]*$/.test(raw.field)) throw new InvalidInputError(`${where}.field must be a field name`);
@@ -221,6 +223,9 @@ function parseCriterion(raw: unknown, where: string): Criterion {
       .filter((v) => v !== '');
   } else throw new InvalidInputError(`${where} needs a value or values`);
   if (values.length === 0) throw new InvalidInputError(`${where} needs a value or values`);
+  // No indexed keyword is longer (ignore_above), and a wildcard (CONTAIN, START_WITH…) over a huge value takes the
+  // engine longer than any timeout to compile.
+  if (values.some((v) => v.length > MAX_FILTER_VALUE_LENGTH)) throw new InvalidInputError(`${where}: a value is longer than ${MAX_FILTER_VALUE_LENGTH} characters`);
   return { field: raw.field, values, condition: condition as Condition, negated: raw.negated === true || raw.negated === 'true' };
 }
 
