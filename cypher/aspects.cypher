@@ -4,7 +4,7 @@
 
 // @name upsert
 // One proposal in one statement. $defaults = aspects created only when missing (key aspect, default browsePaths).
-// $edges = [{type, target, targetType}] projected from the new value; $edgeKeys = ["<type>|<target>", …].
+// $edges = [{type, target, targetType, isLineage}] projected from the new value; $edgeKeys = ["<type>|<target>", …].
 MERGE (e:Entity {urn: $urn})
   ON CREATE SET e.type = $entityType, e.createdAt = $now
 SET e.rev = CASE WHEN coalesce(e.rev, 0) >= $revFloor THEN e.rev + 1 ELSE $revFloor END, e.placeholder = null
@@ -42,7 +42,8 @@ CALL (e, unchanged) {
   UNWIND $edges AS edge
   MERGE (t:Entity {urn: edge.target})
     ON CREATE SET t.type = edge.targetType, t.createdAt = $now, t.placeholder = true
-  MERGE (e)-[:$(edge.type) {aspect: $name}]->(t)
+  MERGE (e)-[r:$(edge.type) {aspect: $name}]->(t)
+  SET r.isLineage = edge.isLineage
 }
 CALL (e) {
   UNWIND $defaults AS d

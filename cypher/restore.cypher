@@ -21,7 +21,7 @@ CALL (e) {
 RETURN e.urn AS urn, e.rev AS rev, e.type AS entityType, aspects
 
 // @name rewriteEdges
-// $rows = [{urn, aspects: [{aspect, hash, edges: [{type, target, targetType}], edgeKeys: ["<type>|<target>", …]}]}]: per
+// $rows = [{urn, aspects: [{aspect, hash, edges: [{type, target, targetType, isLineage}], edgeKeys: ["<type>|<target>", …]}]}]: per
 // entity, the edges each of its aspects projects, rewritten as the upsert does. The entity is locked first (as writers
 // lock it), and an aspect that changed since it was read is skipped: the newer write already projected its own edges.
 UNWIND $rows AS row
@@ -40,6 +40,7 @@ CALL (e, item) {
   UNWIND item.edges AS edge
   MERGE (t:Entity {urn: edge.target})
     ON CREATE SET t.type = edge.targetType, t.createdAt = $now, t.placeholder = true
-  MERGE (e)-[:$(edge.type) {aspect: item.aspect}]->(t)
+  MERGE (e)-[r:$(edge.type) {aspect: item.aspect}]->(t)
+  SET r.isLineage = edge.isLineage
 }
 RETURN count(item) AS applied, sum(size(item.edges)) AS edges

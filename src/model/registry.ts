@@ -37,6 +37,13 @@ export interface RelationshipField {
   path: string[];
   name: string;
   entityTypes: string[];
+  /** DataHub's `isLineage`: the edge is part of lineage (kept as the edge property `isLineage`). */
+  isLineage: boolean;
+  /**
+   * DataHub's `isUpstream` (default true): the target is upstream of the aspect's entity (DownstreamOf, Consumes);
+   * false when the target is downstream of it (Produces).
+   */
+  isUpstream: boolean;
 }
 
 export interface UrnField {
@@ -71,7 +78,7 @@ interface JsonSchema {
   items?: JsonSchema;
   'x-aspect'?: { name: string; recordName: string; timeseries?: boolean };
   'x-key'?: { entity: string; parts: string[] };
-  'x-relationship'?: { name: string; entityTypes: string[] };
+  'x-relationship'?: { name: string; entityTypes: string[]; isLineage?: boolean; isUpstream?: boolean };
   'x-searchable'?: Partial<SearchableField> & { fieldName: string; fieldType: SearchFieldType };
   'x-urn'?: { entityTypes: string[] };
   [k: string]: unknown;
@@ -144,7 +151,9 @@ export class Registry {
       };
       walk(schema, [], (node, path) => {
         const rel = node['x-relationship'];
-        if (rel) spec.relationships.push({ path, name: rel.name, entityTypes: rel.entityTypes });
+        if (rel) {
+          spec.relationships.push({ path, name: rel.name, entityTypes: rel.entityTypes, isLineage: rel.isLineage ?? false, isUpstream: rel.isUpstream ?? true });
+        }
         const urn = node['x-urn'];
         if (rel || urn) spec.urnFields.push({ path, entityTypes: (rel ?? urn)!.entityTypes, edge: Boolean(rel) });
         const s = node['x-searchable'];
@@ -306,16 +315,28 @@ export class Registry {
     }
   }
 
-  /** Edges an aspect value implies: relationship name and target URN, de-duplicated. */
-  edgesOf(aspect: AspectSpec, value: Record<string, unknown>): { type: string; target: string }[] {
+  /**
+   * Lineage relationship names and their direction: isUpstream = the edge points from the downstream entity to its
+   * upstream (DownstreamOf, Consumes); false = from upstream to downstream (Produces).
+   */
+  lineageRelationships(): Map<string, { isUpstream: boolean }> {
+    const out = new Map<string, { isUpstream: boolean }>();
+    for (const aspect of this.aspects.values()) {
+      for (const rel of aspect.relationships) if (rel.isLineage) out.set(rel.name, { isUpstream: rel.isUpstream });
+    }
+    return out;
+  }
+
+  /** Edges an aspect value implies: relationship name, target URN and whether it is lineage, de-duplicated. */
+  edgesOf(aspect: AspectSpec, value: Record<string, unknown>): { type: string; target: string; isLineage: boolean }[] {
     const seen = new Set<string>();
-    const edges: { type: string; target: string }[] = [];
+    const edges: { type: string; target: string; isLineage: boolean }[] = [];
     for (const rel of aspect.relationships) {
       for (const v of valuesAt(value, rel.path)) {
         const key = `${rel.name}\u0000${String(v)}`;
         if (typeof v === 'string' && !seen.has(key)) {
           seen.add(key);
-          edges.push({ type: rel.name, target: v });
+          edges.push({ type: rel.name, target: v, isLineage: rel.isLineage });
         }
       }
     }

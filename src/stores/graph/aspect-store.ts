@@ -25,7 +25,7 @@ export interface AspectWrite {
   now: number;
   systemMetadata: string;
   retention: number;
-  edges: { type: string; target: string; targetType: string }[];
+  edges: { type: string; target: string; targetType: string; isLineage: boolean }[];
   /** Aspects created only when the entity lacks them (key aspect, default browse paths). */
   defaults: { name: string; value: string; hash: string }[];
 }
