@@ -27,6 +27,7 @@ import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
+import { GroupWriter } from './services/write-path/group-writer';
 import { DeprecationService } from './services/deprecation';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
@@ -63,6 +64,7 @@ export interface RunningService {
   graph: Neo4jStore;
   search: SearchEngine;
   indexer: SearchIndexer;
+  ingestion: IngestionService;
   indexNames: IndexNames;
   registry: Registry;
   logger: Logger;
@@ -110,7 +112,18 @@ export async function startService(config: Config, backends: BackendAddresses, l
     logger,
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
-  const ingestion = new IngestionService(registry, aspectStore, timeseries, {
+  const writer = new GroupWriter(
+    aspectStore,
+    {
+      windowMs: config.WRITE_GROUP_WINDOW_MS,
+      maxGroupWrites: config.WRITE_GROUP_MAX_WRITES,
+      concurrency: config.WRITE_CONCURRENCY,
+      maxQueuedWrites: config.WRITE_QUEUE_MAX_WRITES,
+      timeoutMs: config.BACKEND_TIMEOUT_MS,
+    },
+    logger,
+  );
+  const ingestion = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     onCommitted: () => indexer.notify(),
     aspectValidators: { testInfo: testInfoValidator(registry) },
@@ -165,15 +178,17 @@ export async function startService(config: Config, backends: BackendAddresses, l
     graph,
     search,
     indexer,
+    ingestion,
     indexNames,
     registry,
     logger,
     async close() {
-      await Promise.all([indexer.stop(), timeseries.stop()]);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await writer.close();
+      await Promise.all([indexer.stop(), timeseries.stop()]);
       await Promise.allSettled([graph.close(), search.close()]);
     },
   };

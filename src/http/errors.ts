@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { DomainError } from '../model/errors';
+import { DomainError, OverloadedError } from '../model/errors';
 
 /** The JSON error body of every failed request. The official client reads `message`. */
 export interface ErrorBody {
@@ -68,6 +68,7 @@ export function errorMiddleware(logger: Logger) {
       }
       ctx.status = body.status;
       if (body.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      if (err instanceof OverloadedError) ctx.set('Retry-After', String(err.retryAfterSeconds));
       ctx.body = body;
     }
   };

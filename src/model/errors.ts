@@ -60,6 +60,19 @@ export class UnavailableError extends DomainError {
   constructor(
     message: string,
     readonly backend: 'neo4j' | 'search',
+    /** The backend answered, but not within the time limit. */
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
+}
+
+/** The service has more work queued than it can finish in time: the client should retry after `retryAfterSeconds`. */
+export class OverloadedError extends DomainError {
+  constructor(
+    message: string,
+    readonly status: 429 | 503,
+    readonly retryAfterSeconds: number,
   ) {
     super(message);
   }

@@ -5,7 +5,8 @@ import { InvalidInputError, ValidationError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
-import type { AspectStore, AspectWrite } from '../stores/graph/aspect-store';
+import type { GroupWriter } from './write-path/group-writer';
+import type { Projected, WriteItem } from './write-path/plan';
 
 export interface TimeseriesEvent {
   urn: Urn;
@@ -30,8 +31,10 @@ export interface IngestionOptions {
   aspectValidators?: Record<string, (value: Record<string, unknown>) => void>;
 }
 
+type UpsertItem = Extract<WriteItem, { kind: 'upsert' }>;
+
 type Prepared =
-  | { kind: 'upsert'; write: AspectWrite }
+  | { kind: 'upsert'; write: UpsertItem }
   | { kind: 'delete'; urn: Urn; entity: EntitySpec; aspect: AspectSpec }
   | { kind: 'timeseries'; event: TimeseriesEvent };
 
@@ -65,7 +68,7 @@ export class IngestionService {
 
   constructor(
     private readonly registry: Registry,
-    private readonly store: AspectStore,
+    private readonly writer: GroupWriter,
     private readonly timeseries: TimeseriesSink | null,
     private readonly options: IngestionOptions,
   ) {
@@ -132,7 +135,8 @@ export class IngestionService {
   /** Hard delete: every aspect, version, edge, search document and time-series document of the entity. */
   async deleteEntity(rawUrn: unknown): Promise<{ urn: string; rows: number; timeseriesRows: number }> {
     const { urn } = this.registry.parseEntityUrn(rawUrn);
-    const rows = await this.store.deleteEntity(urn.raw, this.now());
+    const [outcome] = await this.writer.submit([{ kind: 'deleteEntity', urn: urn.raw, entityType: urn.entityType }]);
+    const rows = outcome.rows;
     this.options.onCommitted?.();
     const timeseriesRows = this.timeseries ? await this.timeseries.deleteForUrn(urn.raw) : 0;
     return { urn: urn.raw, rows, timeseriesRows };
@@ -189,59 +193,115 @@ export class IngestionService {
     if (aspect.name === key.aspect.name && canonicalJson(value) !== canonicalJson(key.value)) {
       throw new ValidationError(`Key aspect '${aspect.name}' does not match the urn '${urn.raw}'`);
     }
-    const defaults = [{ name: key.aspect.name, value: JSON.stringify(key.value), hash: contentHash(key.value) }];
-    const browsePaths = entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== key.aspect.name ? defaultBrowsePaths(urn) : null;
-    if (browsePaths) {
-      const browse = { paths: browsePaths };
-      defaults.push({ name: 'browsePaths', value: JSON.stringify(browse), hash: contentHash(browse) });
-    }
+    const defaults = this.defaultsFor(urn, entity, aspect);
     return {
       kind: 'upsert',
       write: {
+        kind: 'upsert',
         urn: urn.raw,
         entityType: entity.name,
         name: aspect.name,
-        value: JSON.stringify(value),
-        hash: contentHash(value),
         actor: principal.actor,
         now,
         systemMetadata: JSON.stringify(systemMetadata),
         retention: this.options.retention,
-        edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
-        defaults: defaults.filter((d) => d.name !== aspect.name),
+        projected: this.project(aspect, value),
+        defaults,
       },
     };
   }
 
+  /** Aspects every entity gets when it lacks them: its key aspect and, where the type has them, default browse paths. */
+  private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
+    const key = this.registry.keyAspectFor(urn, entity);
+    const defaults = [{ name: key.aspect.name, value: JSON.stringify(key.value), hash: contentHash(key.value) }];
+    if (entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== key.aspect.name) {
+      const browse = { paths: defaultBrowsePaths(urn) };
+      defaults.push({ name: 'browsePaths', value: JSON.stringify(browse), hash: contentHash(browse) });
+    }
+    return defaults.filter((d) => d.name !== aspect.name);
+  }
+
+  /** Serialized value, hash and projected edges of a validated value. */
+  private project(aspect: AspectSpec, value: Record<string, unknown>): Projected {
+    return {
+      value: JSON.stringify(value),
+      hash: contentHash(value),
+      edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
+    };
+  }
+
+  /**
+   * Writes a transformation of an aspect's latest value (null when absent), computed inside the write's transaction
+   * after the entity is locked; the result is validated like any proposal. Returning null leaves the aspect unchanged.
+   */
+  async patchAspect(
+    rawUrn: string,
+    aspectName: string,
+    transform: (current: Record<string, unknown> | null) => Record<string, unknown> | null,
+    principal: Principal,
+    systemMetadataRaw?: unknown,
+  ): Promise<{ unchanged: boolean }> {
+    const now = this.now();
+    const { urn, entity } = this.registry.parseEntityUrn(rawUrn, 'entityUrn');
+    const aspect = this.registry.aspectFor(entity, aspectName);
+    if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
+    const key = this.registry.keyAspectFor(urn, entity);
+    if (aspect.name === key.aspect.name) throw new InvalidInputError(`Key aspect '${aspect.name}' cannot be patched`);
+    const item: UpsertItem = {
+      kind: 'upsert',
+      urn: urn.raw,
+      entityType: entity.name,
+      name: aspect.name,
+      actor: principal.actor,
+      now,
+      systemMetadata: JSON.stringify(normalizeSystemMetadata(systemMetadataRaw, now)),
+      retention: this.options.retention,
+      defaults: this.defaultsFor(urn, entity, aspect),
+      patch: transform,
+      project: (next) => {
+        assertNesting(next, `Aspect '${aspect.name}'`);
+        const value = this.registry.validate(aspect, next);
+        this.options.aspectValidators?.[aspect.name]?.(value);
+        return this.project(aspect, value);
+      },
+    };
+    const [outcome] = await this.writer.submit([item]);
+    this.options.onCommitted?.();
+    return { unchanged: outcome.unchanged };
+  }
+
+  /** All of a request's writes in proposal order, as one unit of the group writer (one transaction). */
   private async apply(prepared: Prepared[]): Promise<void> {
-    const writes = prepared.filter((p): p is Extract<Prepared, { kind: 'upsert' }> => p.kind === 'upsert').map((p) => p.write);
-    const events = prepared.filter((p): p is Extract<Prepared, { kind: 'timeseries' }> => p.kind === 'timeseries').map((p) => p.event);
+    const items: WriteItem[] = [];
+    const events: TimeseriesEvent[] = [];
+    for (const p of prepared) {
+      if (p.kind === 'upsert') items.push(p.write);
+      else if (p.kind === 'delete') {
+        const target = { urn: p.urn.raw, entityType: p.entity.name };
+        items.push(p.aspect.name === p.entity.keyAspect ? { kind: 'deleteEntity', ...target } : { kind: 'deleteAspect', ...target, name: p.aspect.name });
+      } else events.push(p.event);
+    }
     // Time-series events need their entity's key aspect in Neo4j.
     for (const e of events) {
+      if (items.some((w) => w.urn === e.urn.raw && w.kind === 'upsert')) continue;
       const key = this.registry.keyAspectFor(e.urn, e.entity);
-      if (!writes.some((w) => w.urn === e.urn.raw)) {
-        writes.push({
-          urn: e.urn.raw,
-          entityType: e.entity.name,
-          name: key.aspect.name,
-          value: JSON.stringify(key.value),
-          hash: contentHash(key.value),
-          actor: SYSTEM_KEY_ACTOR,
-          now: this.now(),
-          systemMetadata: JSON.stringify(e.systemMetadata),
-          retention: this.options.retention,
-          edges: [],
-          defaults: [],
-        });
-      }
+      items.push({
+        kind: 'upsert',
+        urn: e.urn.raw,
+        entityType: e.entity.name,
+        name: key.aspect.name,
+        actor: SYSTEM_KEY_ACTOR,
+        now: this.now(),
+        systemMetadata: JSON.stringify(e.systemMetadata),
+        retention: this.options.retention,
+        projected: { value: JSON.stringify(key.value), hash: contentHash(key.value), edges: [] },
+        defaults: [],
+      });
     }
-    if (writes.length > 0) await this.store.upsert(writes);
-    this.options.onCommitted?.();
-    for (const p of prepared) {
-      if (p.kind === 'delete') {
-        if (p.aspect.name === p.entity.keyAspect) await this.store.deleteEntity(p.urn.raw, this.now());
-        else await this.store.deleteAspect(p.urn.raw, p.aspect.name, this.now());
-      }
+    if (items.length > 0) {
+      await this.writer.submit(items);
+      this.options.onCommitted?.();
     }
     if (events.length > 0) await this.timeseries!.write(events);
   }

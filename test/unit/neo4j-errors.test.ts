@@ -18,3 +18,15 @@ describe('Neo4j error translation', () => {
     expect(translateNeo4jError(err)).toBe(err);
   });
 });
+
+describe('Neo4j timeouts and lock contention', () => {
+  it.each(['Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration', 'Neo.ClientError.Transaction.LockClientStopped', 'Neo.TransientError.Transaction.DeadlockDetected'])(
+    '%s is flagged as timed out (Neo4j answered): the write path reports overload, not an outage',
+    (code) => {
+      expect(translateNeo4jError({ code, message: 'x' })).toMatchObject({ timedOut: true });
+    },
+  );
+  it('an unreachable Neo4j is not', () => {
+    expect(translateNeo4jError({ code: 'ServiceUnavailable', message: 'x' })).toMatchObject({ timedOut: false });
+  });
+});

@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import { ConcurrentDeleteError, type Neo4jStore } from './neo4j';
+import type { Neo4jStore } from './neo4j';
 
 export interface AuditStamp {
   time: number;
@@ -14,20 +14,62 @@ export interface StoredAspect {
   systemMetadata: Record<string, unknown> | null;
 }
 
-export interface AspectWrite {
+/** An entity a write group locks, and which of its stored aspects it needs to see. */
+export interface LockRequest {
   urn: string;
   entityType: string;
+  /** Create the entity when absent (upserts); deletes only lock what exists. */
+  create: boolean;
+  /** Return every stored aspect (entity deletes), else only `names`. */
+  all: boolean;
+  names: string[];
+  /** Aspects whose stored value is returned too (patches). */
+  values: string[];
+}
+
+export interface StoredAspectState {
   name: string;
-  /** Serialized value and its canonical hash (equal hash = unchanged). */
+  hash: string;
+  /** Highest history version (0: none) and how many there are. */
+  top: number;
+  history: number;
+  value: string | null;
+  /** Edges the latest value projects, as "<type>|<target urn>". */
+  edges: string[];
+}
+
+export interface LockedEntity {
+  urn: string;
+  rev: number;
+  created: boolean;
+  aspects: StoredAspectState[];
+}
+
+export interface AspectValue {
   value: string;
   hash: string;
-  actor: string;
-  now: number;
-  systemMetadata: string;
-  retention: number;
-  edges: { type: string; target: string; targetType: string; isLineage: boolean }[];
-  /** Aspects created only when the entity lacks them (key aspect, default browse paths). */
-  defaults: { name: string; value: string; hash: string }[];
+  createdTime: number;
+  createdActor: string;
+}
+
+/** What a group writes, one list per statement of cypher/writes.cypher. */
+export interface GroupPlan {
+  wipes: { urn: string; names: string[] | null }[];
+  rows: {
+    urn: string;
+    name: string;
+    copy: number | null;
+    copySystemMetadata: string | null;
+    history: (AspectValue & { version: number; systemMetadata: string })[];
+    cut: number;
+    stored: boolean;
+    latest: AspectValue | null;
+    systemMetadata: string;
+  }[];
+  removeEdges: { urn: string; aspect: string; type: string; target: string }[];
+  targets: { urn: string; type: string }[];
+  createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
+  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean }[];
 }
 
 export interface Relationship {
@@ -66,36 +108,41 @@ export class AspectStore {
     return this.neo4j.cypher.get(name);
   }
 
-  /** Writes proposals, all in one transaction; returns per proposal whether it changed anything. */
-  async upsert(writes: AspectWrite[]): Promise<{ unchanged: boolean; rev: number }[]> {
-    const text = this.statement('aspects/upsert');
-    return this.neo4j.write('ingest.upsert', async (tx) => {
-      // Pipelined: the statements still run one after the other, in order, in this transaction, but without a round trip
-      // each (a batch of 1,000 proposals would otherwise spend most of its time waiting on the network).
-      const results = await Promise.all(
-        writes.map((w) => tx.run(text, { ...w, edgeKeys: w.edges.map((e) => `${e.type}|${e.target}`), revFloor: revFloor(w.now), ns: this.outboxNamespace })),
-      );
-      return results.map((result, i) => {
-        const record = result.records[0];
-        // No row: the entity matched by MERGE was hard-deleted by a concurrent transaction (the write is retried).
-        if (!record) throw new ConcurrentDeleteError(`${writes[i].urn} was deleted while ${writes[i].name} was written`);
-        return { unchanged: Boolean(record.get('unchanged')), rev: Number(record.get('rev')) };
-      });
-    });
-  }
-
-  async deleteAspect(urn: string, name: string, now: number): Promise<number> {
-    return this.neo4j.write('ingest.deleteAspect', async (tx) => {
-      const result = await tx.run(this.statement('aspects/deleteAspect'), { urn, name, now, revFloor: revFloor(now), ns: this.outboxNamespace });
-      return Number(result.records[0]?.get('rows') ?? 0);
-    });
-  }
-
-  async deleteEntity(urn: string, now: number): Promise<number> {
-    return this.neo4j.write('ingest.deleteEntity', async (tx) => {
-      const result = await tx.run(this.statement('aspects/deleteEntity'), { urn, now, revFloor: revFloor(now), ns: this.outboxNamespace });
-      return Number(result.records[0]?.get('rows') ?? 0);
-    });
+  /**
+   * One group of writes in one transaction: locks and reads the entities (`writes/lock`), lets `plan` decide everything
+   * in memory, then applies the plan with a fixed set of UNWIND statements. `plan` runs inside the transaction function,
+   * so it may run again when the driver retries a transient error: it must not keep state between calls.
+   */
+  async writeGroup<T>(
+    requests: LockRequest[],
+    now: number,
+    timeoutMs: number,
+    plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
+  ): Promise<T> {
+    const ns = this.outboxNamespace;
+    return this.neo4j.write(
+      'ingest.group',
+      async (tx) => {
+        const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
+        const locked = new Map<string, LockedEntity>();
+        for (const r of records) {
+          locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
+        }
+        const { plan: p, result } = plan(locked);
+        // Pipelined: one round trip for the whole plan; the statements still run in this order.
+        const runs: Promise<unknown>[] = [];
+        const run = (name: string, params: Record<string, unknown>) => runs.push(tx.run(this.statement(name), params));
+        if (p.wipes.length) run('writes/wipe', { wipes: p.wipes });
+        if (p.rows.length) run('writes/aspects', { rows: p.rows });
+        if (p.removeEdges.length) run('writes/removeEdges', { edges: p.removeEdges });
+        if (p.targets.length) run('writes/targets', { targets: p.targets, now });
+        if (p.createEdges.length) run('writes/createEdges', { edges: p.createEdges });
+        if (p.entities.length) run('writes/finish', { entities: p.entities, now, ns });
+        await Promise.all(runs);
+        return result;
+      },
+      timeoutMs,
+    );
   }
 
   async latest(urn: string, names: string[] | null): Promise<StoredAspect[]> {

@@ -12,19 +12,24 @@ export interface Neo4jOptions {
   cypherDir: string;
 }
 
+// Neo4j answered, but the transaction ran out of time (its limit, or terminated while waiting for a lock).
+const TIMEOUT_CODES = new Set([
+  'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration',
+  'Neo.ClientError.Transaction.LockClientStopped',
+  'Neo.ClientError.Transaction.Terminated',
+]);
 const UNAVAILABLE_CODES = new Set(['ServiceUnavailable', 'SessionExpired', 'Neo.ClientError.Cluster.NotALeader']);
 
 /** Translates driver failures that mean "Neo4j is not reachable" into a domain error; anything else is a bug. */
 export function translateNeo4jError(err: unknown): unknown {
   const e = err as { code?: string; message?: string; name?: string };
+  if (TIMEOUT_CODES.has(e.code ?? '') || (e.code?.startsWith('Neo.TransientError.Transaction.') ?? false)) {
+    // Lock waits and deadlocks that outlasted the retries: contention, not an outage.
+    return new UnavailableError('Neo4j did not finish the transaction in time', 'neo4j', true);
+  }
   if (
     (e.code && UNAVAILABLE_CODES.has(e.code)) ||
     (e.code && e.code.startsWith('Neo.TransientError.')) ||
-    // The transaction outlived its time limit (BACKEND_TIMEOUT_MS): Neo4j did not answer in time.
-    e.code === 'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration' ||
-    // …or was terminated while it waited for a lock.
-    e.code === 'Neo.ClientError.Transaction.LockClientStopped' ||
-    e.code === 'Neo.ClientError.Transaction.Terminated' ||
     /acquisition timed out|Connection acquisition|connect ECONNREFUSED|Failed to connect|Pool is closed/i.test(e.message ?? '')
   ) {
     return new UnavailableError('Neo4j is unavailable', 'neo4j');
@@ -75,10 +80,10 @@ export class Neo4jStore {
    * A write transaction. One that raced with a concurrent hard delete of a node it had already matched (Neo4j's
    * EntityNotFound, or a statement that lost its row: ConcurrentDeleteError) runs again: it then serializes after the delete.
    */
-  async write<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+  async write<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>, timeoutMs?: number): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.session('WRITE', caller, work);
+        return await this.session('WRITE', caller, work, timeoutMs);
       } catch (err) {
         if (attempt >= 5 || !isConcurrentDelete(err)) throw err;
       }
@@ -90,9 +95,9 @@ export class Neo4jStore {
     return this.read(caller, async (tx) => (await tx.run(this.cypher.get(statement), params)).records);
   }
 
-  private async session<T>(mode: 'READ' | 'WRITE', caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+  private async session<T>(mode: 'READ' | 'WRITE', caller: string, work: (tx: ManagedTransaction) => Promise<T>, timeoutMs?: number): Promise<T> {
     const session = this.driver.session({ database: this.options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
-    const config = { timeout: this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
+    const config = { timeout: timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
     try {
       return mode === 'READ' ? await session.executeRead(work, config) : await session.executeWrite(work, config);
     } catch (err) {

@@ -1,0 +1,136 @@
+// The write path: one transaction per group of writes (src/services/write-path). It first locks and reads every entity
+// the group writes (`lock`), the service plans the whole group in memory, then a fixed set of UNWIND statements applies
+// the plan. Every statement takes its rows sorted (entities by urn, edges by target), so concurrent groups lock in one
+// order. Edges are CREATEd, never MERGEd: the source entity is locked, so its edges read in `lock` are exact, and a
+// MERGE of a missing relationship would lock its target exclusively (a hot tag would serialize every writer).
+
+// @name lock
+// $entities = [{urn, entityType, create, all, names, values}] sorted by urn. Bumps each entity's rev (which takes its
+// write lock) and returns its stored aspects: every one when `all`, else those in `names`; `values` = names whose value
+// is needed (patches). Entities that are absent and not `create` return no row.
+UNWIND $entities AS x
+OPTIONAL MATCH (found:Entity {urn: x.urn})
+OPTIONAL CALL (x, found) {
+  WITH x WHERE found IS NULL AND x.create
+  MERGE (n:Entity {urn: x.urn})
+    ON CREATE SET n.type = x.entityType, n.createdAt = $now
+  RETURN n
+}
+WITH x, coalesce(found, n) AS e, found IS NULL AS created
+WHERE e IS NOT NULL
+SET e.rev = CASE WHEN coalesce(e.rev, 0) >= $revFloor THEN e.rev + 1 ELSE $revFloor END
+WITH x, e, created
+CALL (x, e) {
+  OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
+  WHERE x.all OR a.name IN x.names
+  WITH a WHERE a IS NOT NULL
+  OPTIONAL MATCH (h:Aspect {urn: x.urn, name: a.name})
+  WHERE h.version > 0
+  WITH a, max(h.version) AS top, count(h) AS history
+  RETURN collect({name: a.name, hash: a.hash, top: coalesce(top, 0), history: history,
+                  value: CASE WHEN a.name IN x.values THEN a.value END,
+                  edges: [(e)-[r]->(t:Entity) WHERE r.aspect = a.name | type(r) + '|' + t.urn]}) AS aspects
+}
+RETURN x.urn AS urn, e.rev AS rev, created, aspects
+
+// @name wipe
+// Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything
+// else the group writes to those entities.
+UNWIND $wipes AS w
+CALL (w) {
+  MATCH (a:Aspect {urn: w.urn})
+  WHERE w.names IS NULL OR a.name IN w.names
+  DETACH DELETE a
+}
+CALL (w) {
+  MATCH (:Entity {urn: w.urn})-[r]->(:Entity)
+  WHERE w.names IS NULL OR r.aspect IN w.names
+  DELETE r
+}
+
+// @name aspects
+// One row per (urn, aspect) the group changes: `copy` = history version that receives the stored latest value;
+// (`copySystemMetadata`: the metadata an earlier identical write of this group gave it); `history` = versions created from values written earlier in this group; `cut` = history versions up to it are dropped
+// (retention); `latest` = the new latest value (null: keep it, only `systemMetadata` changes); `stored` = a latest node exists.
+UNWIND $rows AS row
+MATCH (e:Entity {urn: row.urn})
+CALL (e, row) {
+  WITH e, row WHERE row.copy IS NOT NULL
+  MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
+  CREATE (:Aspect {urn: row.urn, name: row.name, version: row.copy, value: l.value, hash: l.hash,
+                   createdTime: l.createdTime, createdActor: l.createdActor,
+                   systemMetadata: coalesce(row.copySystemMetadata, l.systemMetadata)})
+}
+CALL (row) {
+  UNWIND row.history AS h
+  CREATE (:Aspect {urn: row.urn, name: row.name, version: h.version, value: h.value, hash: h.hash,
+                   createdTime: h.createdTime, createdActor: h.createdActor, systemMetadata: h.systemMetadata})
+}
+CALL (row) {
+  WITH row WHERE row.cut > 0
+  MATCH (old:Aspect {urn: row.urn, name: row.name})
+  WHERE old.version > 0 AND old.version <= row.cut
+  DETACH DELETE old
+}
+CALL (e, row) {
+  WITH e, row WHERE row.stored
+  MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
+  SET l.systemMetadata = row.systemMetadata
+  WITH l, row WHERE row.latest IS NOT NULL
+  SET l.value = row.latest.value, l.hash = row.latest.hash, l.createdTime = row.latest.createdTime,
+      l.createdActor = row.latest.createdActor
+}
+CALL (e, row) {
+  WITH e, row WHERE NOT row.stored AND row.latest IS NOT NULL
+  CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.latest.value,
+                                  hash: row.latest.hash, createdTime: row.latest.createdTime,
+                                  createdActor: row.latest.createdActor, systemMetadata: row.systemMetadata})
+}
+
+// @name removeEdges
+// Edges whose aspect no longer names their target; matched from the (locked) source, never from the target.
+UNWIND $edges AS x
+MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
+WHERE r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
+DELETE r
+
+// @name targets
+// Every edge target once per transaction, sorted; a missing one becomes a placeholder. Existing targets are only read.
+UNWIND $targets AS t
+MERGE (n:Entity {urn: t.urn})
+  ON CREATE SET n.type = t.type, n.createdAt = $now, n.placeholder = true
+
+// @name createEdges
+// New edges, sorted by target. CREATE on a dense target takes no exclusive lock on it until commit.
+UNWIND $edges AS x
+MATCH (e:Entity {urn: x.urn})
+MATCH (t:Entity {urn: x.target})
+CREATE (e)-[r:$(x.type)]->(t)
+SET r.aspect = x.aspect, r.isLineage = x.isLineage
+
+// @name finish
+// Per entity: outbox entry when anything changed, placeholder flag, and a deleted entity without aspects left goes away
+// unless others still point at it.
+UNWIND $entities AS x
+MATCH (e:Entity {urn: x.urn})
+CALL (e, x) {
+  WITH e, x WHERE x.changed
+  MERGE (o:Outbox {urn: x.urn, ns: $ns})
+  SET o.rev = e.rev, o.updatedAt = $now, o.claimUntil = 0
+}
+CALL (e, x) {
+  WITH e, x WHERE x.hasAspects AND e.placeholder IS NOT NULL
+  SET e.placeholder = null
+}
+CALL (e, x) {
+  WITH e, x WHERE NOT x.hasAspects AND x.wiped
+  WITH e, COUNT { (e)<--(:Entity) } AS incoming
+  CALL (e, incoming) {
+    WITH e WHERE incoming = 0
+    DELETE e
+  }
+  CALL (e, incoming) {
+    WITH e WHERE incoming > 0
+    SET e.placeholder = true
+  }
+}

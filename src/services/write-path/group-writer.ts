@@ -1,0 +1,173 @@
+import type { Logger } from 'pino';
+import { DomainError, OverloadedError, UnavailableError } from '../../model/errors';
+import type { AspectStore } from '../../stores/graph/aspect-store';
+import { lockRequests, planGroup, type ItemOutcome, type WriteItem } from './plan';
+
+export interface GroupWriterOptions {
+  /** How long the first write of an idle writer waits for others to join its group. */
+  windowMs: number;
+  /** Most writes in one transaction (a unit larger than this gets a transaction of its own). */
+  maxGroupWrites: number;
+  /** Group transactions in flight at once. */
+  concurrency: number;
+  /** Most writes waiting; beyond that requests are refused with 429. */
+  maxQueuedWrites: number;
+  /** No request waits longer than this (BACKEND_TIMEOUT_MS) for its commit. */
+  timeoutMs: number;
+}
+
+interface Unit {
+  items: WriteItem[];
+  urns: Set<string>;
+  enqueuedAt: number;
+  resolve(outcomes: ItemOutcome[]): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Group commit: concurrent requests ("units", each a list of writes that commit together) are queued and written in
+ * shared transactions. A unit is answered once the transaction holding it has committed. Units touching an entity
+ * that a running group also touches wait for it, so writes to one entity commit in arrival order.
+ */
+export class GroupWriter {
+  private queue: Unit[] = [];
+  private queuedWrites = 0;
+  private running = 0;
+  private busy = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  /** Recent throughput (writes/s), for Retry-After. */
+  private rate = 1000;
+  private closed = false;
+
+  constructor(
+    private readonly store: AspectStore,
+    private readonly options: GroupWriterOptions,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Queues one unit; resolves with one outcome per item after its commit. */
+  submit(items: WriteItem[]): Promise<ItemOutcome[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    if (this.closed) return Promise.reject(new OverloadedError('The service is shutting down; retry against another instance', 503, 1));
+    if (this.queuedWrites > 0 && this.queuedWrites + items.length > this.options.maxQueuedWrites) {
+      return Promise.reject(new OverloadedError(`The service is overloaded: ${this.queuedWrites} writes are queued; retry later`, 429, this.retryAfter()));
+    }
+    return new Promise<ItemOutcome[]>((resolve, reject) => {
+      this.queue.push({ items, urns: new Set(items.map((i) => i.urn)), enqueuedAt: Date.now(), resolve, reject });
+      this.queuedWrites += items.length;
+      this.pump();
+    });
+  }
+
+  /** Refuses new writes and waits for queued ones. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.queue.length > 0 || this.running > 0) {
+      this.pump(true);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  private retryAfter(): number {
+    return Math.max(1, Math.ceil(this.queuedWrites / Math.max(this.rate, 1)));
+  }
+
+  private pump(now = false): void {
+    while (this.running < this.options.concurrency && this.queue.length > 0) {
+      const waited = Date.now() - this.queue[0].enqueuedAt;
+      if (!now && this.queuedWrites < this.options.maxGroupWrites && waited < this.options.windowMs && this.running === 0) {
+        // Idle: give the first write a short window to gather company. (While a group runs, the queue fills by itself.)
+        if (!this.timer) {
+          this.timer = setTimeout(() => {
+            this.timer = null;
+            this.pump(true);
+          }, this.options.windowMs - waited);
+        }
+        return;
+      }
+      const group = this.take();
+      if (group.length === 0) return;
+      this.running++;
+      for (const u of group) for (const urn of u.urns) this.busy.set(urn, (this.busy.get(urn) ?? 0) + 1);
+      void this.run(group).finally(() => {
+        this.running--;
+        for (const u of group) {
+          for (const urn of u.urns) {
+            const n = this.busy.get(urn)! - 1;
+            if (n === 0) this.busy.delete(urn);
+            else this.busy.set(urn, n);
+          }
+        }
+        this.pump();
+      });
+    }
+  }
+
+  /** Takes units in arrival order up to the size cap, skipping (and keeping behind them) those whose entities are busy. */
+  private take(): Unit[] {
+    const group: Unit[] = [];
+    const rest: Unit[] = [];
+    const blocked = new Set<string>();
+    let writes = 0;
+    const deadline = Date.now() - this.options.timeoutMs / 2;
+    for (const u of this.queue) {
+      if (u.enqueuedAt < deadline) {
+        // Waited half its time in the queue: it could not commit in time any more. Nothing of it was written.
+        this.queuedWrites -= u.items.length;
+        u.reject(new OverloadedError('The service is overloaded: the write waited too long for its turn and was not applied; retry later', 503, this.retryAfter()));
+        continue;
+      }
+      const full = group.length > 0 && writes + u.items.length > this.options.maxGroupWrites;
+      if (full || [...u.urns].some((urn) => this.busy.has(urn) || blocked.has(urn))) {
+        for (const urn of u.urns) blocked.add(urn);
+        rest.push(u);
+        continue;
+      }
+      group.push(u);
+      writes += u.items.length;
+    }
+    this.queue = rest;
+    this.queuedWrites -= writes;
+    return group;
+  }
+
+  private async run(group: Unit[]): Promise<void> {
+    const started = Date.now();
+    const writes = group.reduce((n, u) => n + u.items.length, 0);
+    try {
+      const outcomes = await this.commit(group);
+      outcomes.forEach((o, i) => (o instanceof Error || !Array.isArray(o) ? group[i].reject(o) : group[i].resolve(o)));
+      const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+      this.rate = 0.8 * this.rate + 0.2 * (writes / seconds) * this.options.concurrency;
+    } catch (err) {
+      if (group.length > 1 && !(err instanceof DomainError)) {
+        // Something in the group fails in Neo4j: each unit again on its own, so only the failing one fails.
+        this.logger?.warn({ err: (err as Error).message, units: group.length }, 'write group failed; retrying its units one by one');
+        for (const u of group) await this.run([u]);
+        return;
+      }
+      const answer = this.overloadOr(err);
+      for (const u of group) u.reject(answer);
+    }
+  }
+
+  /** One transaction for the group; per unit its outcomes, or the error of a unit left out. */
+  private async commit(group: Unit[]): Promise<(ItemOutcome[] | unknown)[]> {
+    const units = group.map((u) => u.items);
+    const now = Date.now();
+    // The oldest unit's remaining time bounds the transaction.
+    const remaining = Math.max(1000, group[0].enqueuedAt + this.options.timeoutMs - now);
+    return this.store.writeGroup(lockRequests(units), now, remaining, (locked) => {
+      const { plan, outcomes, failed } = planGroup(units, locked);
+      return { plan, result: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)) };
+    });
+  }
+
+  /** A transaction that ran out of time while Neo4j answered is overload, not an outage. */
+  private overloadOr(err: unknown): unknown {
+    if (err instanceof UnavailableError && err.backend === 'neo4j' && err.timedOut) {
+      return new OverloadedError('The service is overloaded: the write did not commit in time and was not applied; retry later', 503, this.retryAfter());
+    }
+    return err;
+  }
+}

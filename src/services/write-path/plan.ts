@@ -1,0 +1,311 @@
+import type { AspectValue, GroupPlan, LockedEntity, LockRequest } from '../../stores/graph/aspect-store';
+
+export interface Edge {
+  type: string;
+  target: string;
+  targetType: string;
+  isLineage: boolean;
+}
+
+/** A value ready to store: serialized, hashed, with the edges it projects. */
+export interface Projected {
+  value: string;
+  hash: string;
+  edges: Edge[];
+}
+
+/** One logical write. Items of a unit are applied in order; a group applies its units in arrival order. */
+export type WriteItem =
+  | {
+      kind: 'upsert';
+      urn: string;
+      entityType: string;
+      name: string;
+      actor: string;
+      now: number;
+      systemMetadata: string;
+      retention: number;
+      /** Aspects created only when the entity lacks them (key aspect, default browse paths). */
+      defaults: { name: string; value: string; hash: string }[];
+      /** The value to write, unless `patch` computes it. */
+      projected?: Projected;
+      /**
+       * Computes the new value from the latest one (null: none stored) inside the transaction, after the entity is
+       * locked; returning null leaves the aspect as it is. The result goes through `project` (validation, edges, hash).
+       * Must be pure: a retried transaction runs it again.
+       */
+      patch?: (current: Record<string, unknown> | null) => Record<string, unknown> | null;
+      project?: (value: Record<string, unknown>) => Projected;
+    }
+  | { kind: 'deleteAspect'; urn: string; entityType: string; name: string }
+  | { kind: 'deleteEntity'; urn: string; entityType: string };
+
+export interface ItemOutcome {
+  /** An upsert that found the same value stored (only its system metadata was written). */
+  unchanged: boolean;
+  /** Versions removed by a delete. */
+  rows: number;
+}
+
+/** The entities a list of units locks, sorted by urn (concurrent groups then take locks in one order). */
+export function lockRequests(units: WriteItem[][]): LockRequest[] {
+  const byUrn = new Map<string, LockRequest>();
+  for (const unit of units) {
+    for (const item of unit) {
+      let r = byUrn.get(item.urn);
+      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], values: [] }));
+      if (item.kind === 'upsert') {
+        r.create = true;
+        r.names.push(item.name, ...item.defaults.map((d) => d.name));
+        if (item.patch) r.values.push(item.name);
+      } else if (item.kind === 'deleteAspect') r.names.push(item.name);
+      else r.all = true;
+    }
+  }
+  return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)).map((r) => ({ ...r, names: [...new Set(r.names)], values: [...new Set(r.values)] }));
+}
+
+interface AspectState {
+  name: string;
+  /** A latest node exists in Neo4j (after this group's wipes). */
+  stored: boolean;
+  storedValue: string | null;
+  /** Edges stored for this aspect (after this group's wipes). */
+  storedEdges: Set<string>;
+  /** The latest value as this group leaves it; `fromStore` while it is still the stored one. */
+  current: (AspectValue & { fromStore: boolean }) | null;
+  currentSystemMetadata: string | null;
+  edges: Map<string, Edge>;
+  top: number;
+  versions: number;
+  copy: number | null;
+  copySystemMetadata: string | null;
+  history: (AspectValue & { version: number; systemMetadata: string })[];
+  cut: number;
+  changed: boolean;
+  touched: boolean;
+}
+
+interface EntityState {
+  urn: string;
+  exists: boolean;
+  created: boolean;
+  aspects: Map<string, AspectState>;
+  wipeAll: boolean;
+  wipeNames: Set<string>;
+  changed: boolean;
+}
+
+function emptyAspect(name: string): AspectState {
+  return {
+    name,
+    stored: false,
+    storedValue: null,
+    storedEdges: new Set(),
+    current: null,
+    currentSystemMetadata: null,
+    edges: new Map(),
+    top: 0,
+    versions: 0,
+    copy: null,
+    copySystemMetadata: null,
+    history: [],
+    cut: 0,
+    changed: false,
+    touched: false,
+  };
+}
+
+const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
+
+/**
+ * Plans a group: applies its units in order to the locked entities in memory and returns what to write. A unit that
+ * throws (a patch, or the validation of its result) is left out whole and reported in `failed`; the caller runs the
+ * plan again without it, so no other unit sees its effects.
+ */
+export function planGroup(
+  units: WriteItem[][],
+  locked: Map<string, LockedEntity>,
+): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failed: Map<number, unknown> } {
+  const failed = new Map<number, unknown>();
+  for (;;) {
+    const attempt = tryPlan(units, locked, failed);
+    if (attempt.failedAt === null) return { plan: attempt.plan, outcomes: attempt.outcomes, failed };
+    failed.set(attempt.failedAt, attempt.error);
+  }
+}
+
+function tryPlan(
+  units: WriteItem[][],
+  locked: Map<string, LockedEntity>,
+  skip: Map<number, unknown>,
+): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failedAt: number | null; error?: unknown } {
+  const entities = new Map<string, EntityState>();
+  const entity = (urn: string): EntityState => {
+    let e = entities.get(urn);
+    if (!e) {
+      const l = locked.get(urn);
+      e = { urn, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false };
+      for (const a of l?.aspects ?? []) {
+        const s = emptyAspect(a.name);
+        s.stored = true;
+        s.storedValue = a.value;
+        s.storedEdges = new Set(a.edges);
+        s.current = { value: '', hash: a.hash, createdTime: 0, createdActor: '', fromStore: true };
+        for (const k of a.edges) {
+          const i = k.indexOf('|');
+          s.edges.set(k, { type: k.slice(0, i), target: k.slice(i + 1), targetType: '', isLineage: false });
+        }
+        s.top = a.top;
+        s.versions = 1 + a.history;
+        e.aspects.set(a.name, s);
+      }
+      entities.set(urn, e);
+    }
+    return e;
+  };
+  const aspect = (e: EntityState, name: string): AspectState => {
+    let a = e.aspects.get(name);
+    if (!a) e.aspects.set(name, (a = emptyAspect(name)));
+    return a;
+  };
+
+  const outcomes: (ItemOutcome[] | null)[] = [];
+  for (let u = 0; u < units.length; u++) {
+    if (skip.has(u)) {
+      outcomes.push(null);
+      continue;
+    }
+    const results: ItemOutcome[] = [];
+    try {
+      for (const item of units[u]) results.push(applyItem(item, entity(item.urn), aspect));
+    } catch (error) {
+      return { plan: emptyPlan(), outcomes, failedAt: u, error };
+    }
+    outcomes.push(results);
+  }
+  return { plan: toPlan(entities), outcomes, failedAt: null };
+}
+
+function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, name: string) => AspectState): ItemOutcome {
+  if (item.kind === 'deleteEntity') {
+    if (!e.exists) return { unchanged: false, rows: 0 };
+    let rows = 0;
+    for (const a of e.aspects.values()) rows += a.current ? a.versions : 0;
+    e.aspects.clear();
+    e.wipeAll = true;
+    e.changed = true;
+    return { unchanged: false, rows };
+  }
+  if (item.kind === 'deleteAspect') {
+    if (!e.exists) return { unchanged: false, rows: 0 };
+    const rows = e.aspects.get(item.name)?.current ? e.aspects.get(item.name)!.versions : 0;
+    e.aspects.delete(item.name);
+    e.wipeNames.add(item.name);
+    e.changed = true;
+    return { unchanged: false, rows };
+  }
+
+  let projected = item.projected;
+  const a = aspect(e, item.name);
+  if (item.patch) {
+    const current = a.current ? JSON.parse(a.current.fromStore ? (a.storedValue ?? 'null') : a.current.value) : null;
+    const next = item.patch(current);
+    if (next === null) {
+      addDefaults(item, e, aspect);
+      return { unchanged: true, rows: 0 };
+    }
+    if (!item.project) throw new Error('a patch needs project()');
+    projected = item.project(next);
+  }
+  if (!projected) throw new Error('an upsert needs a value or a patch');
+  e.exists = true;
+  let unchanged = false;
+  if (a.current && a.current.hash === projected.hash) {
+    unchanged = true;
+    a.currentSystemMetadata = item.systemMetadata;
+    a.touched = true;
+  } else {
+    if (a.current) {
+      const next = a.top + 1;
+      if (a.current.fromStore) {
+        a.copy = next;
+        a.copySystemMetadata = a.currentSystemMetadata;
+      } else {
+        a.history.push({ version: next, value: a.current.value, hash: a.current.hash, createdTime: a.current.createdTime, createdActor: a.current.createdActor, systemMetadata: a.currentSystemMetadata ?? '{}' });
+      }
+      a.top = next;
+      a.cut = Math.max(a.cut, next - item.retention);
+    }
+    a.current = { value: projected.value, hash: projected.hash, createdTime: item.now, createdActor: item.actor, fromStore: false };
+    a.currentSystemMetadata = item.systemMetadata;
+    a.versions++;
+    a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
+    a.changed = true;
+    a.touched = true;
+    e.changed = true;
+  }
+  addDefaults(item, e, aspect);
+  return { unchanged, rows: 0 };
+}
+
+function addDefaults(item: Extract<WriteItem, { kind: 'upsert' }>, e: EntityState, aspect: (e: EntityState, name: string) => AspectState): void {
+  e.exists = true;
+  for (const d of item.defaults) {
+    const a = aspect(e, d.name);
+    if (a.current) continue;
+    a.current = { value: d.value, hash: d.hash, createdTime: item.now, createdActor: item.actor, fromStore: false };
+    a.currentSystemMetadata = item.systemMetadata;
+    a.versions = 1;
+    a.changed = true;
+    a.touched = true;
+  }
+}
+
+function emptyPlan(): GroupPlan {
+  return { wipes: [], rows: [], removeEdges: [], targets: [], createEdges: [], entities: [] };
+}
+
+function toPlan(entities: Map<string, EntityState>): GroupPlan {
+  const plan = emptyPlan();
+  const targets = new Map<string, string>();
+  for (const e of [...entities.values()].sort((x, y) => (x.urn < y.urn ? -1 : 1))) {
+    if (e.wipeAll) plan.wipes.push({ urn: e.urn, names: null });
+    else if (e.wipeNames.size > 0) plan.wipes.push({ urn: e.urn, names: [...e.wipeNames] });
+    for (const a of e.aspects.values()) {
+      if (!a.touched) continue;
+      const stored = a.stored && !e.wipeAll && !e.wipeNames.has(a.name);
+      const storedEdges = stored ? a.storedEdges : new Set<string>();
+      const copy = a.copy !== null && a.copy > a.cut ? a.copy : null;
+      plan.rows.push({
+        urn: e.urn,
+        name: a.name,
+        copy,
+        copySystemMetadata: copy === null ? null : a.copySystemMetadata,
+        history: a.history.filter((h) => h.version > a.cut),
+        cut: a.cut,
+        stored,
+        latest: a.changed && a.current ? { value: a.current.value, hash: a.current.hash, createdTime: a.current.createdTime, createdActor: a.current.createdActor } : null,
+        systemMetadata: a.currentSystemMetadata ?? '{}',
+      });
+      if (!a.changed) continue;
+      for (const k of storedEdges) {
+        if (a.edges.has(k)) continue;
+        const i = k.indexOf('|');
+        plan.removeEdges.push({ urn: e.urn, aspect: a.name, type: k.slice(0, i), target: k.slice(i + 1) });
+      }
+      for (const [k, edge] of a.edges) {
+        if (storedEdges.has(k)) continue;
+        plan.createEdges.push({ urn: e.urn, aspect: a.name, type: edge.type, target: edge.target, isLineage: edge.isLineage });
+        if (!targets.has(edge.target)) targets.set(edge.target, edge.targetType);
+      }
+    }
+    if (!e.exists && !e.created) continue;
+    const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
+    plan.entities.push({ urn: e.urn, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created });
+  }
+  // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
+  plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));
+  plan.createEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.urn < y.urn ? -1 : x.urn > y.urn ? 1 : 0));
+  return plan;
+}

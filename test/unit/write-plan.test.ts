@@ -1,0 +1,55 @@
+import { lockRequests, planGroup, type WriteItem } from '../../src/services/write-path/plan';
+import type { LockedEntity } from '../../src/stores/graph/aspect-store';
+
+const urn = 'urn:li:tag:t';
+const upsert = (value: string, edges: string[] = [], now = 1): WriteItem => ({
+  kind: 'upsert',
+  urn,
+  entityType: 'tag',
+  name: 'tagProperties',
+  actor: 'urn:li:corpuser:a',
+  now,
+  systemMetadata: `{"v":"${value}"}`,
+  retention: 2,
+  defaults: [{ name: 'tagKey', value: '{"name":"t"}', hash: 'k' }],
+  projected: { value, hash: `h${value}`, edges: edges.map((target) => ({ type: 'OwnedBy', target, targetType: 'corpuser', isLineage: false })) },
+});
+const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, rev: 1, created: false, aspects }]]);
+
+describe('write group planning', () => {
+  it('locks each entity once, sorted, with every aspect it reads', () => {
+    const reqs = lockRequests([[{ ...upsert('a'), urn: 'urn:li:tag:z' }], [upsert('b'), { kind: 'deleteAspect', urn, entityType: 'tag', name: 'x' }]]);
+    expect(reqs.map((r) => [r.urn, r.create, r.names])).toEqual([
+      [urn, true, ['tagProperties', 'tagKey', 'x']],
+      ['urn:li:tag:z', true, ['tagProperties', 'tagKey']],
+    ]);
+  });
+
+  it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {
+    const locked = stored([
+      { name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: ['OwnedBy|u1', 'OwnedBy|u2'] },
+      { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [] },
+    ]);
+    const { plan, outcomes } = planGroup([[upsert('a', ['u1'])], [upsert('b', ['u1', 'u3'])], [upsert('b', ['u1', 'u3'])], [upsert('c', ['u3'])]], locked);
+    expect(outcomes.map((o) => o![0].unchanged)).toEqual([false, false, true, false]);
+    const row = plan.rows.find((r) => r.name === 'tagProperties')!;
+    // stored latest -> 5, a -> 6, b -> 7; latest c; retention 2 keeps 6 and 7.
+    expect(row.copy).toBeNull();
+    expect(row.history.map((h) => [h.version, h.value])).toEqual([[6, 'a'], [7, 'b']]);
+    expect(row.history[1].systemMetadata).toBe('{"v":"b"}');
+    expect(row.cut).toBe(5);
+    expect(row.latest?.value).toBe('c');
+    expect(plan.removeEdges.map((e) => e.target).sort()).toEqual(['u1', 'u2']);
+    expect(plan.createEdges.map((e) => e.target)).toEqual(['u3']);
+    expect(plan.targets).toEqual([{ urn: 'u3', type: 'corpuser' }]);
+    expect(plan.rows.some((r) => r.name === 'tagKey')).toBe(false);
+  });
+
+  it('leaves out a unit whose patch throws, and only that unit', () => {
+    const bad: WriteItem = { ...upsert('x'), projected: undefined, patch: () => { throw new Error('no'); } };
+    const { outcomes, failed, plan } = planGroup([[upsert('a')], [bad], [upsert('b')]], stored([]));
+    expect(failed.get(1)).toBeInstanceOf(Error);
+    expect(outcomes[1]).toBeNull();
+    expect(plan.rows.find((r) => r.name === 'tagProperties')!.latest?.value).toBe('b');
+  });
+});
