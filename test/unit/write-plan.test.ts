@@ -2,7 +2,7 @@ import { lockRequests, planGroup, type WriteItem } from '../../src/services/writ
 import type { LockedEntity } from '../../src/stores/graph/aspect-store';
 
 const urn = 'urn:li:tag:t';
-const upsert = (value: string, edges: string[] = [], now = 1): WriteItem => ({
+const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem, { kind: 'upsert' }> => ({
   kind: 'upsert',
   urn,
   entityType: 'tag',
