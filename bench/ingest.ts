@@ -1,113 +1,344 @@
-import neo4j from 'neo4j-driver';
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import neo4j from 'neo4j-driver';
 import { contentHash } from '../src/model/canonical';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import { backends, flag, report, ROOT, runLoad, startServiceProcess } from './lib';
+import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
+import { backends, flag, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
- * Jobs are spread over entities (job n writes aspect ⌊n/N⌋ of dataset n mod N), as many ingestion clients writing
- * different entities would, rather than 16 writers queueing on one entity's lock.
- *
- * ingestProposal throughput: N datasets x 5 aspects through the service with 16 concurrent HTTP clients, beside the
- * same upserts sent straight to Neo4j with neo4j-driver (same statement, same parameters, 16 concurrent sessions).
- *   npx tsx bench/ingest.ts [--datasets 10000] [--concurrency 16]
+ * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,a,b,c,d] [--profile dir]
+ * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
+ * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
+ * datasets and with an index set of its own:
+ *   a  ingestProposal, 16 clients, targets spread (500 owners, 200 tags, Zipf-skewed)
+ *   b  ingestProposal, 16 clients, one tag on every dataset and 3 owners
+ *   c  ingestProposalBatch, 100 proposals per request, 4 clients
+ *   d  the official client: `datahub ingest` of a file of MCPs into the datahub-rest sink, default settings
+ *   e  raw reference: the same rows with UNWIND … MERGE straight to Neo4j, 1,000 rows per transaction, one client
+ * For a–d: ack-to-searchable lag of sampled writes (p50/p99), time from the last acknowledgement until every write is
+ * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario.
  */
 const datasets = flag('datasets', 10_000);
-const concurrency = flag('concurrency', 16);
+const scenarios = stringFlag('scenarios', 'e,a,b,c,d').split(',');
+const profileDir = stringFlag('profile', '');
+const VENV = process.env.DATAHUB_VENV ?? '/root/.cache/graph-metadata-service/venv-2117bc37b5bd02d4';
+const PHASES = ['datasetProperties', 'schemaMetadata', 'ownership', 'globalTags', 'upstreamLineage'] as const;
+/** The search field each phase's aspect fills: a sampled write is searchable when its document has it. */
+const FIELD: Record<(typeof PHASES)[number], string> = {
+  datasetProperties: 'name',
+  schemaMetadata: 'fieldPaths',
+  ownership: 'owners',
+  globalTags: 'tags',
+  upstreamLineage: 'upstreams',
+};
 
-function aspectsOf(prefix: string, i: number) {
-  const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,${prefix}.table_${i},PROD)`;
-  const upstream = `urn:li:dataset:(urn:li:dataPlatform:hive,${prefix}.table_${Math.max(0, i - 1)},PROD)`;
-  const owner = `urn:li:corpuser:user_${i % 500}`;
-  const tag = `urn:li:tag:tag_${i % 200}`;
-  return {
-    urn,
-    aspects: [
-      { name: 'datasetProperties', value: { name: `table_${i}`, description: `Benchmark table number ${i} of ${prefix}`, customProperties: { team: `team_${i % 7}` } }, edges: [] as { type: string; target: string; targetType: string }[] },
-      { name: 'ownership', value: { owners: [{ owner, type: 'DATAOWNER' }] }, edges: [{ type: 'OwnedBy', target: owner, targetType: 'corpuser' }] },
-      { name: 'globalTags', value: { tags: [{ tag }] }, edges: [{ type: 'TaggedWith', target: tag, targetType: 'tag' }] },
-      { name: 'status', value: { removed: false }, edges: [] },
-      {
-        name: 'upstreamLineage',
-        value: { upstreams: [{ dataset: upstream, type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:bench' } }] },
-        edges: [{ type: 'DownstreamOf', target: upstream, targetType: 'dataset' }],
-      },
-    ],
-  };
+/** A deterministic Zipf-like pick in [0, n): low numbers are common. */
+function skewed(i: number, n: number, salt: number): number {
+  const x = ((Math.imul(i + 1, 2654435761) ^ salt) >>> 0) / 2 ** 32;
+  return Math.min(n - 1, Math.floor(n * x ** 3));
 }
+
+const urnOf = (prefix: string, i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,${prefix}.db_${i % 50}.table_${i},PROD)`;
+
+function aspect(prefix: string, i: number, phase: number, hot: boolean): { urn: string; name: string; value: Record<string, unknown> } {
+  const urn = urnOf(prefix, i);
+  const name = PHASES[phase];
+  const stamp = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:bench' };
+  switch (name) {
+    case 'datasetProperties':
+      return {
+        urn,
+        name,
+        value: {
+          name: `table_${i}`,
+          qualifiedName: `${prefix}.db_${i % 50}.table_${i}`,
+          description: `Benchmark table ${i} of ${prefix}: ${'orders customers payments events sessions '.repeat(1 + (i % 6))}`.trim(),
+          customProperties: { team: `team_${i % 7}`, retention: `${(i % 12) + 1}m`, format: i % 2 ? 'parquet' : 'orc' },
+        },
+      };
+    case 'schemaMetadata': {
+      const fields = 5 + skewed(i, 76, 7);
+      return {
+        urn,
+        name,
+        value: {
+          schemaName: `table_${i}`,
+          platform: 'urn:li:dataPlatform:hive',
+          version: 0,
+          hash: '',
+          platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } },
+          fields: Array.from({ length: fields }, (_, f) => ({
+            fieldPath: `col_${f}_${['id', 'name', 'amount', 'created_at', 'status'][f % 5]}`,
+            nativeDataType: ['bigint', 'varchar(255)', 'decimal(12,2)', 'timestamp', 'varchar(32)'][f % 5],
+            type: { type: { [['com.linkedin.schema.NumberType', 'com.linkedin.schema.StringType', 'com.linkedin.schema.NumberType', 'com.linkedin.schema.TimeType', 'com.linkedin.schema.StringType'][f % 5]]: {} } },
+            nullable: f % 3 !== 0,
+            description: f % 2 ? `Column ${f} of table ${i}, as loaded from the upstream system` : undefined,
+            recursive: false,
+            isPartOfKey: f === 0,
+          })),
+        },
+      };
+    }
+    case 'ownership': {
+      const owners = hot ? [`urn:li:corpuser:owner_${i % 3}`] : [`urn:li:corpuser:user_${skewed(i, 500, 11)}`, `urn:li:corpuser:user_${skewed(i, 500, 13)}`];
+      return { urn, name, value: { owners: [...new Set(owners)].map((owner) => ({ owner, type: 'DATAOWNER' })), lastModified: stamp } };
+    }
+    case 'globalTags':
+      return { urn, name, value: { tags: hot ? [{ tag: 'urn:li:tag:PII' }] : [{ tag: `urn:li:tag:tag_${skewed(i, 200, 17)}` }] } };
+    case 'upstreamLineage':
+      return {
+        urn,
+        name,
+        value: { upstreams: [{ dataset: urnOf(prefix, Math.max(0, i - 1 - (i % 3))), type: 'TRANSFORMED', auditStamp: stamp }] },
+      };
+  }
+}
+
+/** Job n writes phase ⌊n/N⌋ of dataset n mod N: every client writes different entities, as parallel ingestion jobs would. */
+const job = (n: number) => ({ i: n % datasets, phase: Math.floor(n / datasets) });
+
+/** Samples writes at their acknowledgement and polls the engine until each is searchable. */
+class LagProbe {
+  private pending: { urn: string; field: string; acked: number }[] = [];
+  readonly lags: number[] = [];
+  private stopped = false;
+  private loop: Promise<void>;
+
+  constructor(
+    private readonly searchUrl: string,
+    private readonly index: string,
+  ) {
+    this.loop = this.run();
+  }
+
+  acked(urn: string, phase: number): void {
+    this.pending.push({ urn, field: FIELD[PHASES[phase]], acked: performance.now() });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped || this.pending.length > 0) {
+      const batch = this.pending.splice(0, 200);
+      if (batch.length > 0) {
+        const found = await this.searchable(batch);
+        const t = performance.now();
+        for (const p of batch) {
+          if (found.has(`${p.urn}|${p.field}`)) this.lags.push(t - p.acked);
+          else this.pending.push(p);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private async searchable(batch: { urn: string; field: string }[]): Promise<Set<string>> {
+    const body = batch.flatMap((p) => [{ index: this.index }, { size: 1, _source: false, query: { bool: { filter: [{ ids: { values: [p.urn] } }, { exists: { field: p.field } }] } } }]);
+    const res = await fetch(`${this.searchUrl}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: body.map((l) => JSON.stringify(l)).join('\n') + '\n' });
+    const json = (await res.json()) as { responses?: { hits?: { total?: { value: number } | number } }[] };
+    const out = new Set<string>();
+    (json.responses ?? []).forEach((r, k) => {
+      const total = r.hits?.total;
+      if ((typeof total === 'number' ? total : total?.value ?? 0) > 0) out.add(`${batch[k].urn}|${batch[k].field}`);
+    });
+    return out;
+  }
+
+  async finish(timeoutMs = 300_000): Promise<{ p50: number; p99: number; max: number; allSearchableAfterLastAckMs: number | null }> {
+    const start = performance.now();
+    this.stopped = true;
+    const timer = new Promise<void>((r) => setTimeout(r, timeoutMs));
+    await Promise.race([this.loop, timer]);
+    const left = this.pending.length;
+    this.pending = [];
+    const sorted = [...this.lags].sort((a, b) => a - b);
+    const round = (n: number) => Math.round(n);
+    return { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? 0), allSearchableAfterLastAckMs: left ? null : round(performance.now() - start) };
+  }
+}
+
+/** Every dataset of the scenario has the last phase's field in its document. */
+async function waitAllSearchable(searchUrl: string, index: string, expected: number, field: string, since: number, timeoutMs = 300_000): Promise<number | null> {
+  for (;;) {
+    const res = await fetch(`${searchUrl}/${index}/_count`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { exists: { field } } }) });
+    const count = res.ok ? ((await res.json()) as { count: number }).count : 0;
+    if (count >= expected) return Math.round(performance.now() - since);
+    if (performance.now() - since > timeoutMs) return null;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const load = () => loadavg().map((l) => Math.round(l * 100) / 100).join(' ');
+
+async function rawReference(b: Backends, prefix: string): Promise<Record<string, unknown>> {
+  // Per row: the entity, its latest aspect node, an edge per foreign key to a merged target and an outbox entry.
+  const statement = `UNWIND $rows AS row
+MERGE (e:Entity {urn: row.urn}) ON CREATE SET e.type = 'dataset', e.createdAt = row.now
+SET e.rev = coalesce(e.rev, 0) + 1
+CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.value, hash: row.hash, createdTime: row.now, createdActor: 'urn:li:corpuser:bench', systemMetadata: row.sm})
+MERGE (o:Outbox {urn: row.urn, ns: 'raw-bench'}) SET o.rev = e.rev, o.updatedAt = row.now, o.claimUntil = 0
+WITH e, row
+UNWIND row.edges AS edge
+MERGE (t:Entity {urn: edge.target}) ON CREATE SET t.type = edge.targetType, t.placeholder = true
+MERGE (e)-[r:$(edge.type) {aspect: row.name}]->(t)`;
+  disableNagleForDriverSockets(); // as the service's driver has it
+  const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
+  // The service's constraints and indexes (a fresh stack has none before the service first starts).
+  for (const ddl of new CypherLibrary(join(ROOT, 'cypher')).file('schema')) await driver.executeQuery(ddl, {}, { database: 'neo4j' });
+  const total = datasets * 5;
+  const started = performance.now();
+  const lat: number[] = [];
+  try {
+    for (let from = 0; from < total; from += 1000) {
+      const rows = [];
+      for (let n = from; n < Math.min(total, from + 1000); n++) {
+        const { i, phase } = job(n);
+        const a = aspect(prefix, i, phase, false);
+        const edges = edgesOf(a.name, a.value);
+        rows.push({ urn: a.urn, name: a.name, value: JSON.stringify(a.value), hash: contentHash(a.value), now: Date.now(), sm: '{"runId":"bench"}', edges });
+      }
+      const t = performance.now();
+      await driver.executeQuery(statement, { rows }, { database: 'neo4j' });
+      lat.push(performance.now() - t);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    lat.sort((x, y) => x - y);
+    await driver.executeQuery("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS", {}, { database: 'neo4j' }).catch(() => undefined);
+    return { operations: total, seconds: Math.round(seconds * 100) / 100, aspectsPerSecond: Math.round(total / seconds), txP50ms: Math.round(percentile(lat, 50)), txP99ms: Math.round(percentile(lat, 99)), load: load() };
+  } finally {
+    await driver.close();
+  }
+}
+
+/** The edges the registry projects for these five aspects (the raw reference writes the same ones). */
+function edgesOf(name: string, value: Record<string, unknown>): { type: string; target: string; targetType: string }[] {
+  if (name === 'ownership') return (value.owners as { owner: string }[]).map((o) => ({ type: 'OwnedBy', target: o.owner, targetType: 'corpuser' }));
+  if (name === 'globalTags') return (value.tags as { tag: string }[]).map((t) => ({ type: 'TaggedWith', target: t.tag, targetType: 'tag' }));
+  if (name === 'upstreamLineage') return (value.upstreams as { dataset: string }[]).map((u) => ({ type: 'DownstreamOf', target: u.dataset, targetType: 'dataset' }));
+  return [];
+}
+
+interface Scenario {
+  key: string;
+  title: string;
+  hot: boolean;
+  run(url: string, prefix: string, probe: LagProbe): Promise<RunResult>;
+}
+
+const proposalOf = (a: { urn: string; name: string; value: unknown }) => ({
+  entityType: 'dataset',
+  entityUrn: a.urn,
+  changeType: 'UPSERT',
+  aspectName: a.name,
+  aspect: { value: JSON.stringify(a.value), contentType: 'application/json' },
+});
+
+const SAMPLE = 20; // every 20th write is probed for searchability
+
+const single = (hot: boolean) => async (url: string, prefix: string, probe: LagProbe) =>
+  runLoad(16, datasets * 5, async (n) => {
+    const { i, phase } = job(n);
+    const a = aspect(prefix, i, phase, hot);
+    const res = await fetch(`${url}/aspects?action=ingestProposal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposal: proposalOf(a) }) });
+    await res.arrayBuffer();
+    if (res.ok && n % SAMPLE === 0) probe.acked(a.urn, phase);
+    return res.ok;
+  });
+
+const SCENARIOS: Scenario[] = [
+  { key: 'a', title: 'a: ingestProposal, 16 clients, targets spread', hot: false, run: single(false) },
+  { key: 'b', title: 'b: ingestProposal, 16 clients, one tag + 3 owners', hot: true, run: single(true) },
+  {
+    key: 'c',
+    title: 'c: ingestProposalBatch x100, 4 clients',
+    hot: false,
+    run: async (url, prefix, probe) => {
+      const result = await runLoad(4, Math.ceil((datasets * 5) / 100), async (r) => {
+        const ns = Array.from({ length: 100 }, (_, k) => r * 100 + k).filter((n) => n < datasets * 5);
+        const items = ns.map((n) => ({ n, ...job(n) })).map((x) => ({ ...x, a: aspect(prefix, x.i, x.phase, false) }));
+        const res = await fetch(`${url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals: items.map((x) => proposalOf(x.a)) }) });
+        await res.arrayBuffer();
+        if (res.ok) for (const x of items) if (x.n % SAMPLE === 0) probe.acked(x.a.urn, x.phase);
+        return res.ok;
+      });
+      return { ...result, perSecond: Math.round((datasets * 5) / result.seconds) };
+    },
+  },
+  {
+    key: 'd',
+    title: 'd: official client, datahub ingest (file -> datahub-rest, defaults)',
+    hot: false,
+    run: async (url, prefix) => {
+      const dir = join(ROOT, '.stack', 'bench-ingest');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `mcps-${prefix}.json`);
+      const mcps = Array.from({ length: datasets * 5 }, (_, n) => {
+        const { i, phase } = job(n);
+        const a = aspect(prefix, i, phase, false);
+        return { entityType: 'dataset', entityUrn: a.urn, changeType: 'UPSERT', aspectName: a.name, aspect: { json: a.value } };
+      });
+      writeFileSync(file, JSON.stringify(mcps));
+      const recipe = join(dir, `recipe-${prefix}.yml`);
+      writeFileSync(recipe, `source:\n  type: file\n  config:\n    path: ${file}\nsink:\n  type: datahub-rest\n  config:\n    server: ${url}\n`);
+      const started = performance.now();
+      const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
+        execFile(join(VENV, 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+          resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
+        );
+      });
+      const seconds = (performance.now() - started) / 1000;
+      const failures = /failures['"]?:\s*\[\s*\]/.test(output) || !/failures/.test(output) ? 0 : -1;
+      if (!ok) console.error(output.slice(-3000));
+      return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round((datasets * 5) / seconds), p50: 0, p95: 0, p99: 0, max: 0 };
+    },
+  },
+];
 
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
-  const total = datasets * 5;
   const rows: Record<string, Record<string, unknown>> = {};
+  const stamp = Date.now().toString(36);
   try {
-    // Raw reference: the upsert statement straight through neo4j-driver.
-    const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 100 });
-    const statement = new CypherLibrary(join(ROOT, 'cypher')).get('aspects/upsert');
-    const keyDefaults = (urn: string) => {
-      const key = { platform: 'urn:li:dataPlatform:hive', name: urn.split(',')[1], origin: 'PROD' };
-      return [{ name: 'datasetKey', value: JSON.stringify(key), hash: contentHash(key) }];
-    };
-    const raw = await runLoad(concurrency, total, async (n) => {
-      const { urn, aspects } = aspectsOf('raw', n % datasets);
-      const a = aspects[Math.floor(n / datasets)];
-      const now = Date.now();
-      const session = driver.session({ database: 'neo4j' });
-      try {
-        await session.executeWrite((tx) =>
-          tx.run(statement, {
-            urn,
-            entityType: 'dataset',
-            name: a.name,
-            value: JSON.stringify(a.value),
-            hash: contentHash(a.value),
-            actor: 'urn:li:corpuser:bench',
-            now,
-            systemMetadata: JSON.stringify({ runId: 'bench', lastObserved: now }),
-            retention: 20,
-            edges: a.edges,
-            edgeKeys: a.edges.map((e) => `${e.type}|${e.target}`),
-            defaults: keyDefaults(urn),
-            revFloor: now * 1000,
-            ns: 'raw-bench',
-          }),
-        );
-      } finally {
-        await session.close();
-      }
-    });
-    rows['neo4j-driver (raw)'] = { ...raw, aspectsPerSecond: raw.perSecond };
-    // CALL … IN TRANSACTIONS needs an auto-commit transaction.
-    const cleanup = driver.session({ database: 'neo4j' });
-    await cleanup.run("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS");
-    await cleanup.close();
-    await driver.close();
-
-    // The service, in its own process, over HTTP.
-    const service = await startServiceProcess(b);
-    try {
-      const result = await runLoad(concurrency, total, async (n) => {
-        const { urn, aspects } = aspectsOf('svc', n % datasets);
-        const a = aspects[Math.floor(n / datasets)];
-        const res = await fetch(`${service.url}/aspects?action=ingestProposal`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            proposal: { entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName: a.name, aspect: { value: JSON.stringify(a.value), contentType: 'application/json' } },
-          }),
-        });
-        await res.arrayBuffer();
-        return res.ok;
-      });
-      rows['service ingestProposal'] = { ...result, aspectsPerSecond: result.perSecond };
-      rows.ratio = { serviceOverRaw: Math.round((result.perSecond / raw.perSecond) * 100) / 100 };
-    } finally {
-      await service.stop();
+    if (scenarios.includes('e')) {
+      rows['e: raw UNWIND x1000, 1 client'] = await rawReference(b, `raw${stamp}`);
+      console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
     }
+    for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
+      const prefix = `bi${stamp}${s.key}_`;
+      const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `ingest-${s.key}.cpuprofile`] : [];
+      const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix }, nodeArgs);
+      const index = `${prefix}datasetindex_v2`;
+      const probe = new LagProbe(b.searchUrl, index);
+      try {
+        const loadBefore = load();
+        const result = await s.run(service.url, prefix, probe);
+        const lastAck = performance.now();
+        const loadDuring = load();
+        const all = await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], lastAck);
+        const lag = await probe.finish();
+        rows[s.title] = {
+          ...result,
+          aspectsPerSecond: result.perSecond,
+          lagP50ms: lag.p50,
+          lagP99ms: lag.p99,
+          allSearchableAfterLastAckMs: all,
+          peakRssMb: service.child.pid ? peakRssMb(service.child.pid) : null,
+          load: `${loadBefore} -> ${loadDuring}`,
+        };
+        console.error(JSON.stringify({ [s.title]: rows[s.title] }));
+      } finally {
+        await service.stop();
+        await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);
+      }
+    }
+    const raw = rows['e: raw UNWIND x1000, 1 client']?.aspectsPerSecond as number | undefined;
+    if (raw) for (const r of Object.values(rows)) r.overRaw = Math.round(((r.aspectsPerSecond as number) / raw) * 100) / 100;
   } finally {
     await b.stop();
   }
-  report('ingest', rows, { datasets, aspectsPerDataset: 5, concurrency });
+  report('ingest', rows, { datasets, aspectsPerDataset: 5, cores: require('node:os').cpus().length });
 }
 
 main().catch((err) => {

@@ -28,9 +28,13 @@ export async function backends(servers: ServerName[] = ['neo4j', 'opensearch']):
 }
 
 /** Runs the service as a separate process (as in production), waits for /health. */
-export async function startServiceProcess(b: Backends, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startServiceProcess(
+  b: Backends,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = 18000 + Math.floor(Math.random() * 2000);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -113,6 +117,21 @@ export function report(name: string, rows: Record<string, RunResult | Record<str
   const file = join(dir, `${new Date().toISOString().slice(0, 10)}-${name}.json`);
   writeFileSync(file, JSON.stringify({ name, date: new Date().toISOString(), machine: { cores: require('node:os').cpus().length }, ...extra, results: rows }, null, 2) + '\n');
   console.log(`results written to ${file}`);
+}
+
+/** The peak resident set (VmHWM) of a process, in MB. */
+export function peakRssMb(pid: number): number | null {
+  try {
+    const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+    return Math.round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return null;
+  }
+}
+
+export function stringFlag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
 export function flag(name: string, fallback: number): number {

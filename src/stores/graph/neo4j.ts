@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import neo4j, { type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../model/errors';
@@ -37,6 +38,22 @@ export function translateNeo4jError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * neo4j-driver leaves Nagle's algorithm on and flushes messages in 1,400-byte chunks: the second chunk of any larger
+ * message (a write group's parameters) then waits for the server's delayed ACK, ~40 ms per statement. Its sockets are
+ * the ones that call setKeepAlive(true) right after connecting; those also get TCP_NODELAY (as node's HTTP clients have).
+ */
+export function disableNagleForDriverSockets(): void {
+  const proto = Socket.prototype as Socket & { __noDelayPatched?: boolean };
+  if (proto.__noDelayPatched) return;
+  const setKeepAlive = proto.setKeepAlive;
+  proto.setKeepAlive = function (this: Socket, ...args: Parameters<Socket['setKeepAlive']>) {
+    if (args[0] === true) this.setNoDelay(true);
+    return setKeepAlive.apply(this, args);
+  };
+  proto.__noDelayPatched = true;
+}
+
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
 export class ConcurrentDeleteError extends Error {}
 
@@ -57,6 +74,7 @@ export class Neo4jStore {
     private readonly logger: Logger,
   ) {
     const auth = options.user ? neo4j.auth.basic(options.user, options.password) : undefined;
+    disableNagleForDriverSockets();
     this.driver = neo4j.driver(options.uri, auth, {
       connectionTimeout: options.timeoutMs,
       connectionAcquisitionTimeout: options.timeoutMs,
