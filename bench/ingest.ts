@@ -307,7 +307,7 @@ async function main() {
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
       const prefix = `bi${stamp}${s.key}_`;
-      const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `ingest-${s.key}.cpuprofile`] : [];
+      const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, s.key)] : [];
       const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix }, nodeArgs);
       const index = `${prefix}datasetindex_v2`;
       const probe = new LagProbe(b.searchUrl, index);

@@ -39,19 +39,36 @@ export function translateNeo4jError(err: unknown): unknown {
 }
 
 /**
- * neo4j-driver leaves Nagle's algorithm on and flushes messages in 1,400-byte chunks: the second chunk of any larger
- * message (a write group's parameters) then waits for the server's delayed ACK, ~40 ms per statement. Its sockets are
- * the ones that call setKeepAlive(true) right after connecting; those also get TCP_NODELAY (as node's HTTP clients have).
+ * neo4j-driver leaves Nagle's algorithm on and writes messages in 1,400-byte chunks, one socket write each. With Nagle
+ * the second chunk of any larger message (a write group's parameters) waits for the server's delayed ACK, ~40 ms per
+ * statement; without it, a large message costs one syscall and packet per chunk. Its sockets (the ones that call
+ * setKeepAlive(true) right after connecting) get TCP_NODELAY, and writes made in one tick leave as one writev.
  */
 export function disableNagleForDriverSockets(): void {
-  const proto = Socket.prototype as Socket & { __noDelayPatched?: boolean };
-  if (proto.__noDelayPatched) return;
+  const proto = Socket.prototype as Socket & { __driverSocketPatched?: boolean };
+  if (proto.__driverSocketPatched) return;
   const setKeepAlive = proto.setKeepAlive;
   proto.setKeepAlive = function (this: Socket, ...args: Parameters<Socket['setKeepAlive']>) {
-    if (args[0] === true) this.setNoDelay(true);
+    if (args[0] === true && !(this as { __coalesced?: boolean }).__coalesced) {
+      (this as { __coalesced?: boolean }).__coalesced = true;
+      this.setNoDelay(true);
+      const write = this.write;
+      let corked = false;
+      this.write = function (this: Socket, ...w: unknown[]) {
+        if (!corked) {
+          corked = true;
+          this.cork();
+          process.nextTick(() => {
+            corked = false;
+            this.uncork();
+          });
+        }
+        return (write as (...a: unknown[]) => boolean).apply(this, w);
+      } as Socket['write'];
+    }
     return setKeepAlive.apply(this, args);
   };
-  proto.__noDelayPatched = true;
+  proto.__driverSocketPatched = true;
 }
 
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
