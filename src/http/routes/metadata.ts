@@ -10,12 +10,15 @@ const proposalSchema: Schema = {
   properties: {
     entityType: { type: 'string', description: 'Must agree with the urn' },
     entityUrn: { type: 'string' },
-    changeType: { type: 'string', enum: ['UPSERT', 'DELETE'] },
+    changeType: { type: 'string', enum: ['UPSERT', 'DELETE', 'PATCH'], description: 'PATCH: aspect.value is a JSON patch (DataHub form), applied atomically to the current value' },
     aspectName: { type: 'string' },
     aspect: {
       type: 'object',
       required: ['value'],
-      properties: { value: { type: 'string', description: 'The aspect serialized as JSON' }, contentType: { type: 'string', enum: ['application/json'] } },
+      properties: {
+        value: { type: 'string', description: 'The aspect (or, for PATCH, the patch) serialized as JSON' },
+        contentType: { type: 'string', enum: ['application/json', 'application/json-patch+json'] },
+      },
     },
     systemMetadata: { type: ['object', 'string'] },
   },
@@ -37,7 +40,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       path: '/aspects',
       action: 'ingestProposal',
       tag: 'Ingestion',
-      summary: 'Write one aspect (UPSERT) or remove it (DELETE)',
+      summary: 'Write one aspect (UPSERT), patch it (PATCH) or remove it (DELETE)',
       scope: 'write',
       openByDefault: true,
       body: { type: 'object', required: ['proposal'], properties: { proposal: proposalSchema, async: asyncFlag, systemMetadata: { type: ['object', 'string'] } } },

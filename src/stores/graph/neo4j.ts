@@ -67,8 +67,9 @@ export class Neo4jStore {
     return this.options.database;
   }
 
-  async read<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
-    return this.session('READ', caller, work);
+  /** `timeoutMs` overrides the transaction time limit (a caller's deadline); its expiry is then `onTimeout`'s error. */
+  async read<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>, deadline?: { timeoutMs: number; onTimeout: () => Error }): Promise<T> {
+    return this.session('READ', caller, work, deadline);
   }
 
   /**
@@ -90,15 +91,31 @@ export class Neo4jStore {
     return this.read(caller, async (tx) => (await tx.run(this.cypher.get(statement), params)).records);
   }
 
-  private async session<T>(mode: 'READ' | 'WRITE', caller: string, work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
+  private async session<T>(
+    mode: 'READ' | 'WRITE',
+    caller: string,
+    work: (tx: ManagedTransaction) => Promise<T>,
+    deadline?: { timeoutMs: number; onTimeout: () => Error },
+  ): Promise<T> {
     const session = this.driver.session({ database: this.options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
-    const config = { timeout: this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
+    const config = { timeout: deadline?.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
-      return mode === 'READ' ? await session.executeRead(work, config) : await session.executeWrite(work, config);
+      const run = mode === 'READ' ? session.executeRead(work, config) : session.executeWrite(work, config);
+      if (!deadline) return await run;
+      // Neo4j checks transaction time limits only every few seconds; the client-side timer keeps the deadline exact.
+      const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => ((timedOut = true), reject(deadline.onTimeout())), deadline.timeoutMs)));
+      run.catch(() => undefined);
+      return await Promise.race([run, expired]);
     } catch (err) {
+      if (deadline && (err as { code?: string }).code === 'Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration') throw deadline.onTimeout();
       throw translateNeo4jError(err);
     } finally {
-      await session.close().catch(() => undefined);
+      clearTimeout(timer);
+      // After a deadline the answer must not wait for the abandoned query; closing the session ends it server-side.
+      if (timedOut) void session.close().catch(() => undefined);
+      else await session.close().catch(() => undefined);
     }
   }
 
@@ -118,6 +135,7 @@ export class Neo4jStore {
   async ping(timeoutMs: number): Promise<void> {
     const session = this.driver.session({ database: this.options.database, defaultAccessMode: neo4j.session.READ });
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
       await Promise.race([
         session.run(this.cypher.get('health/ping')),
