@@ -1,4 +1,5 @@
-// Multi-hop lineage. {{types}} (every lineage relationship name of the model), {{back}}/{{fwd}} (those stored against
+// Multi-hop lineage. {{left}}/{{right}} (arrow ends: directed when every lineage type is stored one way, which lets
+// Neo4j prune while it walks), {{types}} (every lineage relationship name of the model), {{back}}/{{fwd}} (those stored against
 // / along the traversal direction) and {{hops}} (a validated integer) are filled in by the store: relationship types and
 // quantifier bounds cannot be parameters. Everything a caller sends is a parameter.
 
@@ -10,7 +11,7 @@
 MATCH (s:Entity {urn: $urn})
 CALL (s) {
   MATCH p = ANY SHORTEST (s) ((a:Entity WHERE a = s OR COUNT { (a)<-[:{{back}}]-() } + COUNT { (a)-[:{{fwd}}]->() } <= $fanOut)
-                             -[r:{{types}}]-(b:Entity WHERE (b.type = 'schemaField') = $columns)
+                             {{left}}[r:{{types}}]{{right}}(b:Entity WHERE (b.type = 'schemaField') = $columns)
                              WHERE (startNode(r) = a) = (type(r) IN $forward)){1,{{hops}}} (x:Entity)
   WHERE x <> s
   RETURN x, length(p) AS degree, p

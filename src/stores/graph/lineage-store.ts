@@ -73,6 +73,9 @@ export class LineageStore {
     if (!text) {
       text = this.neo4j.cypher
         .get('lineage/traverse')
+        // All stored against the walk: follow edges backwards; all along it: forwards; mixed: either, checked per edge.
+        .replaceAll('{{left}}', forward.length === 0 ? '<-' : '-')
+        .replaceAll('{{right}}', back.length === 0 ? '->' : '-')
         .replaceAll('{{types}}', all.length > 0 ? all.join('|') : NO_TYPE)
         .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
         .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)
