@@ -160,7 +160,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
           direction: { type: 'string', enum: ['INCOMING', 'OUTGOING'] },
           types: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]*$' }, description: 'List(A,B), a single name, or repeated' },
           start: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
-          count: { type: 'integer', minimum: 0, maximum: 10000, default: 100 },
+          count: { type: 'integer', minimum: 0, maximum: 10000, default: 100, description: 'Page size, at most 10,000 (larger is a 400); page on with start' },
         },
         required: ['urn', 'direction'],
       },
