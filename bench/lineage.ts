@@ -3,7 +3,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from '../src/model/registry';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import type { Neo4jStore } from '../src/stores/graph/neo4j';
+import { installNoDelay, type Neo4jStore } from '../src/stores/graph/neo4j';
 import { LineageStore, type LineageDirection, type LineageQuery } from '../src/stores/graph/lineage-store';
 import { backends, flag, percentile, report, ROOT, startServiceProcess } from './lib';
 
@@ -108,6 +108,8 @@ function summary(latencies: number[]) {
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
   const service = await startServiceProcess(b, { LINEAGE_DEADLINE_MS: '30000' });
+  // The raw references get the same TCP_NODELAY the service's driver has, so they are not slowed by Nagle's algorithm.
+  installNoDelay();
   const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 10, disableLosslessIntegers: true });
   const rows: Record<string, Record<string, unknown>> = {};
   const profiles: Record<string, unknown> = {};

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import neo4j, { type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../model/errors';
@@ -32,6 +33,23 @@ export function translateNeo4jError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * neo4j-driver opens Bolt sockets with net.connect and leaves Nagle's algorithm on: a transaction's pipelined messages
+ * (BEGIN, RUN/PULL, COMMIT) then wait for the server's delayed ACK, ~40 ms per small transaction (measured: lineage
+ * 1 hop 48 ms → 4 ms). The driver has no socket option, so every socket made by net.connect gets TCP_NODELAY.
+ */
+let noDelayInstalled = false;
+export function installNoDelay(): void {
+  if (noDelayInstalled) return;
+  noDelayInstalled = true;
+  const connect = net.connect;
+  (net as { connect: typeof net.connect }).connect = function (this: unknown, ...args: Parameters<typeof net.connect>) {
+    const socket = (connect as (...a: unknown[]) => net.Socket).apply(net, args);
+    socket.setNoDelay(true);
+    return socket;
+  } as typeof net.connect;
+}
+
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
 export class ConcurrentDeleteError extends Error {}
 
@@ -51,6 +69,7 @@ export class Neo4jStore {
     private readonly options: Neo4jOptions,
     private readonly logger: Logger,
   ) {
+    installNoDelay();
     const auth = options.user ? neo4j.auth.basic(options.user, options.password) : undefined;
     this.driver = neo4j.driver(options.uri, auth, {
       connectionTimeout: options.timeoutMs,
