@@ -55,6 +55,7 @@ describe('official SDK v2 lineage calls, unchanged', () => {
     'get_lineage max_hops=3',
     'get_lineage column',
     'entities.update/get with PATCH',
+    'add_lineage chart and dashboard',
   ])('%s', (name) => {
     const check = checks.find((c) => c.check === name);
     expect(check).toBeDefined();

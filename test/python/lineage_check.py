@@ -50,7 +50,7 @@ def field(dataset: str, f: str) -> str:
 
 
 names = {"a": "hive", "b": "hive", "c": "snowflake", "d": "snowflake", "e": "hive", "t": "hive", "k": "hive"}
-print(json.dumps({"check": "plan", "ok": True, "urns": [ds(n, p) for n, p in names.items()]}), flush=True)
+print(json.dumps({"check": "plan", "ok": True, "urns": [ds(n, p) for n, p in names.items()] + [f"urn:li:chart:(looker,{suffix}.chart)", f"urn:li:dashboard:(looker,{suffix}.dash)"]}), flush=True)
 A, B, C, D, E = ds("a"), ds("b"), ds("c", "snowflake"), ds("d", "snowflake"), ds("e")
 
 
@@ -133,6 +133,30 @@ def create_datasets():
     return {}
 
 
+CHART = f"urn:li:chart:(looker,{suffix}.chart)"
+DASHBOARD = f"urn:li:dashboard:(looker,{suffix}.dash)"
+
+
+def chart_and_dashboard_lineage():
+    from datahub.emitter.mcp import MetadataChangeProposalWrapper
+
+    stamps = models.ChangeAuditStampsClass()
+    client._graph.emit(MetadataChangeProposalWrapper(entityUrn=CHART, aspect=models.ChartInfoClass(title="chart", description="", lastModified=stamps)))
+    client._graph.emit(MetadataChangeProposalWrapper(entityUrn=DASHBOARD, aspect=models.DashboardInfoClass(title="dash", description="", lastModified=stamps)))
+    client.lineage.add_lineage(upstream=A, downstream=CHART)
+    client.lineage.add_lineage(upstream=CHART, downstream=DASHBOARD)
+    client.lineage.add_lineage(upstream=B, downstream=DASHBOARD)
+    info = client._graph.get_aspect(DASHBOARD, models.DashboardInfoClass)
+    assert info.title == "dash" and [e.destinationUrn for e in info.chartEdges] == [CHART], info
+    res = client.lineage.get_lineage(source_urn=A, direction="downstream", max_hops=2, filter=F.entity_type(["chart", "dashboard"]))
+    got = sorted((r.urn, r.hops) for r in res)
+    # The dashboard is reached through the chart (2) and through b (2); one shortest path each.
+    assert got == [(CHART, 1), (DASHBOARD, 2)], got
+    up = client.lineage.get_lineage(source_urn=DASHBOARD, direction="upstream", max_hops=1)
+    assert sorted(r.urn for r in up) == sorted([CHART, B]), up
+    return {"results": got}
+
+
 run("entities.upsert/get", create_datasets)
 run("add_lineage", add_lineage_chain)
 run("add_dataset_copy_and_transform_lineage", deprecated_variants)
@@ -141,4 +165,5 @@ run("get_lineage upstream", get_upstream)
 run("get_lineage max_hops=3", get_max_hops_three)
 run("get_lineage column", get_column)
 run("entities.update/get with PATCH", entities_update_patch)
+run("add_lineage chart and dashboard", chart_and_dashboard_lineage)
 sys.exit(1 if failures else 0)
