@@ -15,14 +15,15 @@ CALL (s) {
                              WHERE (startNode(r) = a) = (type(r) IN $forward)){1,{{hops}}} (x:Entity)
   WHERE x <> s
   RETURN x, length(p) AS degree, p
-  LIMIT $visitCap
+  LIMIT $visitCap + 1
 }
 WITH x, degree, p, COUNT { (x)<-[:{{back}}]-() } + COUNT { (x)-[:{{fwd}}]->() } AS onward,
      EXISTS { (x)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } AS removed
 WITH x, degree, p, onward, removed ORDER BY degree, x.urn
 WITH collect({x: x, degree: degree, p: p, onward: onward, removed: removed}) AS visited
-WITH visited,
-     size(visited) >= $visitCap AS visitCut,
+// One node past the cap tells a cut traversal from one that just fits.
+WITH visited[0..$visitCap] AS visited, size(visited) > $visitCap AS visitCut
+WITH visited, visitCut,
      any(v IN visited WHERE v.degree < $maxHops AND v.onward > $fanOut) AS fanOutCut,
      any(v IN visited WHERE v.degree = $maxHops AND v.onward > 0) AS hopsCut
 WITH visitCut, fanOutCut, hopsCut,

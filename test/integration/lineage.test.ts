@@ -91,6 +91,9 @@ describe('lineage', () => {
       const res = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 5, count: 3 });
       expect(res.body.value.truncatedBy).toContain('results');
       expect(res.body.value.entities).toHaveLength(3);
+      // Exactly as many nodes as the cap: complete, not truncated.
+      const fits = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('d', 'snowflake'), direction: 'UPSTREAM', maxHops: 5, count: 3 });
+      expect(fits.body.value).toMatchObject({ numEntities: 3, truncated: false, truncatedBy: [] });
     } finally {
       await capped.close();
     }
