@@ -45,6 +45,22 @@ CALL (e, unchanged) {
   MERGE (e)-[r:$(edge.type) {aspect: $name}]->(t)
   SET r.isLineage = edge.isLineage
 }
+CALL (e, unchanged) {
+  WITH e WHERE NOT unchanged
+  MATCH (:Entity)-[r:DownstreamOf {owner: $urn}]->(:Entity)
+  WHERE r.aspect = $name AND NOT (startNode(r).urn + '|' + endNode(r).urn) IN $columnEdgeKeys
+  DELETE r
+}
+CALL (e, unchanged) {
+  WITH e WHERE NOT unchanged
+  UNWIND $columnEdges AS c
+  MERGE (f:Entity {urn: c.source})
+    ON CREATE SET f.type = 'schemaField', f.createdAt = $now, f.placeholder = true
+  MERGE (u:Entity {urn: c.target})
+    ON CREATE SET u.type = 'schemaField', u.createdAt = $now, u.placeholder = true
+  MERGE (f)-[r:DownstreamOf {aspect: $name, owner: $urn}]->(u)
+  SET r.isLineage = true
+}
 CALL (e) {
   UNWIND $defaults AS d
   OPTIONAL MATCH (e)-[:ASPECT]->(existing:Aspect {name: d.name})
@@ -60,7 +76,7 @@ CALL (e, unchanged) {
 RETURN unchanged, e.rev AS rev
 
 // @name deleteAspect
-// Removes one aspect (all versions) and the edges it projected.
+// Removes one aspect (all versions) and the edges it projected (column-level ones included).
 MATCH (e:Entity {urn: $urn})
 SET e.rev = CASE WHEN coalesce(e.rev, 0) >= $revFloor THEN e.rev + 1 ELSE $revFloor END
 WITH e
@@ -70,10 +86,24 @@ CALL (e) {
   MATCH (e)-[r]->(:Entity) WHERE r.aspect = $name
   DELETE r
 }
+CALL () {
+  MATCH (:Entity)-[r:DownstreamOf {owner: $urn}]->(:Entity) WHERE r.aspect = $name
+  DELETE r
+}
 FOREACH (a IN versions | DETACH DELETE a)
 MERGE (o:Outbox {urn: $urn, ns: $ns})
 SET o.rev = e.rev, o.updatedAt = $now, o.claimUntil = 0
 RETURN size(versions) AS rows
+
+// @name lockForPatch
+// A PATCH's read: write-locks the entity first (the SET), so the value read stays current until the write commits.
+MERGE (e:Entity {urn: $urn})
+  ON CREATE SET e.type = $entityType, e.createdAt = $now, e.placeholder = true
+SET e.patchLock = true
+REMOVE e.patchLock
+WITH e
+OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect {name: $name})
+RETURN a.value AS value
 
 // @name deleteEntity
 // Hard delete: every aspect version and outgoing edge. The node stays as a placeholder while others still point at it.
@@ -86,6 +116,10 @@ FOREACH (a IN versions | DETACH DELETE a)
 WITH e, size(versions) AS rows
 CALL (e) {
   MATCH (e)-[r]->(:Entity)
+  DELETE r
+}
+CALL () {
+  MATCH (:Entity)-[r:DownstreamOf {owner: $urn}]->(:Entity)
   DELETE r
 }
 MERGE (o:Outbox {urn: $urn, ns: $ns})

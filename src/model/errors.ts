@@ -64,3 +64,8 @@ export class UnavailableError extends DomainError {
     super(message);
   }
 }
+
+/** A bounded query (lineage) did not finish within its deadline; never answered as a silent partial result. */
+export class DeadlineExceededError extends DomainError {
+  readonly status = 504;
+}

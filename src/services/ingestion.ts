@@ -5,7 +5,9 @@ import { InvalidInputError, ValidationError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
-import type { AspectStore, AspectWrite } from '../stores/graph/aspect-store';
+import type { AspectStore, AspectWrite, PatchWrite } from '../stores/graph/aspect-store';
+import { columnEdgesOf } from './lineage/column-edges';
+import { applyPatch, parsePatch } from './patch/json-patch';
 
 export interface TimeseriesEvent {
   urn: Urn;
@@ -32,10 +34,12 @@ export interface IngestionOptions {
 
 type Prepared =
   | { kind: 'upsert'; write: AspectWrite }
+  | { kind: 'patch'; write: PatchWrite }
   | { kind: 'delete'; urn: Urn; entity: EntitySpec; aspect: AspectSpec }
   | { kind: 'timeseries'; event: TimeseriesEvent };
 
-const CHANGE_TYPES = ['UPSERT', 'DELETE'];
+const CHANGE_TYPES = ['UPSERT', 'DELETE', 'PATCH'];
+const CONTENT_TYPES = ['application/json', 'application/json-patch+json'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -156,8 +160,8 @@ export class IngestionService {
     }
     if (!isObject(raw.aspect)) throw new InvalidInputError('proposal.aspect must be an object {value, contentType}');
     const { value: serialized, contentType } = raw.aspect;
-    if (contentType !== undefined && contentType !== 'application/json') {
-      throw new InvalidInputError(`aspect.contentType must be application/json, got ${JSON.stringify(contentType)}`);
+    if (contentType !== undefined && !CONTENT_TYPES.includes(contentType as string)) {
+      throw new InvalidInputError(`aspect.contentType must be one of ${CONTENT_TYPES.join(', ')}, got ${JSON.stringify(contentType)}`);
     }
     if (typeof serialized !== 'string') throw new InvalidInputError('aspect.value must be a string holding the serialized aspect');
     let value: unknown;
@@ -166,7 +170,31 @@ export class IngestionService {
     } catch {
       throw new InvalidInputError(`aspect.value of '${aspect.name}' is not valid JSON`);
     }
+    if (changeType === 'PATCH') return this.preparePatch(urn, entity, aspect, value, principal, now, systemMetadata);
     return this.prepareUpsert(urn, entity, aspect, value, principal, now, systemMetadata);
+  }
+
+  /**
+   * DataHub's PATCH: the patch is checked now (a bad one rejects the batch before anything is written); it is applied to
+   * the current value inside the write transaction, and the result is validated and written like an UPSERT.
+   */
+  private preparePatch(
+    urn: Urn,
+    entity: EntitySpec,
+    aspect: AspectSpec,
+    rawPatch: unknown,
+    principal: Principal,
+    now: number,
+    systemMetadata: Record<string, unknown>,
+  ): Prepared {
+    if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
+    assertNesting(rawPatch, `Patch of '${aspect.name}'`);
+    const patch = parsePatch(rawPatch);
+    const build = (current: Record<string, unknown> | null): AspectWrite => {
+      const prepared = this.prepareUpsert(urn, entity, aspect, applyPatch(aspect.name, current, patch), principal, now, systemMetadata);
+      return (prepared as Extract<Prepared, { kind: 'upsert' }>).write;
+    };
+    return { kind: 'patch', write: { urn: urn.raw, entityType: entity.name, name: aspect.name, now, build } };
   }
 
   private prepareUpsert(
@@ -208,13 +236,16 @@ export class IngestionService {
         systemMetadata: JSON.stringify(systemMetadata),
         retention: this.options.retention,
         edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
+        columnEdges: columnEdgesOf(aspect.name, value),
         defaults: defaults.filter((d) => d.name !== aspect.name),
       },
     };
   }
 
   private async apply(prepared: Prepared[]): Promise<void> {
-    const writes = prepared.filter((p): p is Extract<Prepared, { kind: 'upsert' }> => p.kind === 'upsert').map((p) => p.write);
+    const writes: (AspectWrite | PatchWrite)[] = prepared
+      .filter((p): p is Extract<Prepared, { kind: 'upsert' | 'patch' }> => p.kind === 'upsert' || p.kind === 'patch')
+      .map((p) => p.write);
     const events = prepared.filter((p): p is Extract<Prepared, { kind: 'timeseries' }> => p.kind === 'timeseries').map((p) => p.event);
     // Time-series events need their entity's key aspect in Neo4j.
     for (const e of events) {

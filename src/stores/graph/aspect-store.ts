@@ -28,6 +28,24 @@ export interface AspectWrite {
   edges: { type: string; target: string; targetType: string; isLineage: boolean }[];
   /** Aspects created only when the entity lacks them (key aspect, default browse paths). */
   defaults: { name: string; value: string; hash: string }[];
+  /** Column-level lineage: DownstreamOf edges between schemaField nodes, owned by this entity and aspect. */
+  columnEdges?: { source: string; target: string }[];
+}
+
+/**
+ * A PATCH: `build` turns the aspect's current value (null = absent) into the write, inside the transaction, after the
+ * entity is locked, so the read-modify-write is atomic.
+ */
+export interface PatchWrite {
+  urn: string;
+  entityType: string;
+  name: string;
+  now: number;
+  build: (current: Record<string, unknown> | null) => AspectWrite;
+}
+
+function isPatch(w: AspectWrite | PatchWrite): w is PatchWrite {
+  return 'build' in w;
 }
 
 export interface Relationship {
@@ -67,14 +85,39 @@ export class AspectStore {
   }
 
   /** Writes proposals, all in one transaction; returns per proposal whether it changed anything. */
-  async upsert(writes: AspectWrite[]): Promise<{ unchanged: boolean; rev: number }[]> {
+  async upsert(writes: (AspectWrite | PatchWrite)[]): Promise<{ unchanged: boolean; rev: number }[]> {
     const text = this.statement('aspects/upsert');
+    const params = (w: AspectWrite) => {
+      const columnEdges = w.columnEdges ?? [];
+      return {
+        ...w,
+        columnEdges,
+        columnEdgeKeys: columnEdges.map((c) => `${c.source}|${c.target}`),
+        edgeKeys: w.edges.map((e) => `${e.type}|${e.target}`),
+        revFloor: revFloor(w.now),
+        ns: this.outboxNamespace,
+      };
+    };
     return this.neo4j.write('ingest.upsert', async (tx) => {
-      // Pipelined: the statements still run one after the other, in order, in this transaction, but without a round trip
-      // each (a batch of 1,000 proposals would otherwise spend most of its time waiting on the network).
-      const results = await Promise.all(
-        writes.map((w) => tx.run(text, { ...w, edgeKeys: w.edges.map((e) => `${e.type}|${e.target}`), revFloor: revFloor(w.now), ns: this.outboxNamespace })),
-      );
+      let results;
+      if (writes.some(isPatch)) {
+        // A patch reads what the writes before it left: one statement after the other.
+        results = [];
+        for (const w of writes) {
+          let write: AspectWrite;
+          if (isPatch(w)) {
+            const locked = await tx.run(this.statement('aspects/lockForPatch'), { urn: w.urn, name: w.name, entityType: w.entityType, now: w.now });
+            write = w.build(parseJson(locked.records[0]?.get('value')));
+          } else {
+            write = w;
+          }
+          results.push(await tx.run(text, params(write)));
+        }
+      } else {
+        // Pipelined: the statements still run one after the other, in order, in this transaction, but without a round
+        // trip each (a batch of 1,000 proposals would otherwise spend most of its time waiting on the network).
+        results = await Promise.all((writes as AspectWrite[]).map((w) => tx.run(text, params(w))));
+      }
       return results.map((result, i) => {
         const record = result.records[0];
         // No row: the entity matched by MERGE was hard-deleted by a concurrent transaction (the write is retried).
