@@ -34,6 +34,8 @@ export async function startServiceProcess(
   nodeArgs: string[] = [],
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = 18000 + Math.floor(Math.random() * 2000);
+  // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service (NODE_OPTIONS refuses --cpu-prof).
+  nodeArgs = [...nodeArgs, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },

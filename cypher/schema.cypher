@@ -20,3 +20,7 @@ CREATE INDEX outbox_claim IF NOT EXISTS FOR (o:Outbox) ON (o.ns, o.claimUntil)
 
 // @name revokedTokenUnique
 CREATE CONSTRAINT revoked_token_unique IF NOT EXISTS FOR (t:RevokedToken) REQUIRE t.jti IS UNIQUE
+
+// @name columnLineageOwnerIndex
+// Column-level lineage edges (between schemaField nodes) are owned by the dataset whose upstreamLineage projected them.
+CREATE INDEX column_lineage_owner IF NOT EXISTS FOR ()-[r:DownstreamOf]-() ON (r.owner)

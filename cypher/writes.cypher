@@ -5,9 +5,10 @@
 // MERGE of a missing relationship would lock its target exclusively (a hot tag would serialize every writer).
 
 // @name lock
-// $entities = [{urn, entityType, create, all, names, values}] sorted by urn. Bumps each entity's rev (which takes its
-// write lock) and returns its stored aspects: every one when `all`, else those in `names`; `values` = names whose value
-// is needed (patches). Entities that are absent and not `create` return no row.
+// $entities = [{urn, entityType, create, all, names, values, columns}] sorted by urn. Bumps each entity's rev (which
+// takes its write lock) and returns its stored aspects: every one when `all`, else those in `names`; `values` = names
+// whose value is needed (patches), `columns` = names whose column-level lineage edges are needed. Entities that are
+// absent and not `create` return no row.
 UNWIND $entities AS x
 OPTIONAL MATCH (found:Entity {urn: x.urn})
 OPTIONAL CALL (x, found) {
@@ -27,9 +28,17 @@ CALL (x, e) {
   OPTIONAL MATCH (h:Aspect {urn: x.urn, name: a.name})
   WHERE h.version > 0
   WITH a, max(h.version) AS top, count(h) AS history
+  CALL (x, a) {
+    // Owned edges between schemaField nodes, found through the relationship index on owner.
+    WITH x, a WHERE a.name IN x.columns
+    MATCH (f:Entity)-[c:DownstreamOf {owner: x.urn}]->(u:Entity)
+    WHERE c.aspect = a.name
+    RETURN collect(f.urn + '|' + u.urn) AS columnEdges
+  }
   RETURN collect({name: a.name, hash: a.hash, top: coalesce(top, 0), history: history,
                   value: CASE WHEN a.name IN x.values THEN a.value END,
-                  edges: [(e)-[r]->(t:Entity) WHERE r.aspect = a.name | type(r) + '|' + t.urn]}) AS aspects
+                  edges: [(e)-[r]->(t:Entity) WHERE r.aspect = a.name | type(r) + '|' + t.urn],
+                  columnEdges: columnEdges}) AS aspects
 }
 RETURN x.urn AS urn, e.rev AS rev, created, aspects
 
@@ -44,6 +53,11 @@ CALL (w) {
 }
 CALL (w) {
   MATCH (:Entity {urn: w.urn})-[r]->(:Entity)
+  WHERE w.names IS NULL OR r.aspect IN w.names
+  DELETE r
+}
+CALL (w) {
+  MATCH (:Entity)-[r:DownstreamOf {owner: w.urn}]->(:Entity)
   WHERE w.names IS NULL OR r.aspect IN w.names
   DELETE r
 }
@@ -94,6 +108,13 @@ MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
 WHERE r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
 DELETE r
 
+// @name removeColumnEdges
+// Column-level lineage edges the owner's aspect no longer declares.
+UNWIND $edges AS x
+MATCH (:Entity {urn: x.source})-[r:DownstreamOf {owner: x.owner}]->(:Entity {urn: x.target})
+WHERE r.aspect = x.aspect
+DELETE r
+
 // @name targets
 // Every edge target once per transaction, sorted; a missing one becomes a placeholder. Existing targets are only read.
 UNWIND $targets AS t
@@ -107,6 +128,14 @@ MATCH (e:Entity {urn: x.urn})
 MATCH (t:Entity {urn: x.target})
 CREATE (e)-[r:$(x.type)]->(t)
 SET r.aspect = x.aspect, r.isLineage = x.isLineage
+
+// @name createColumnEdges
+// New column-level lineage edges, from the downstream schemaField to the upstream one, owned by (owner, aspect).
+UNWIND $edges AS x
+MATCH (f:Entity {urn: x.source})
+MATCH (u:Entity {urn: x.target})
+CREATE (f)-[r:DownstreamOf]->(u)
+SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
 
 // @name finish
 // Per entity: outbox entry when anything changed, placeholder flag, and a deleted entity without aspects left goes away

@@ -13,6 +13,7 @@ import { answerUnparsableRequests } from './http/errors';
 import { graphqlMiddleware } from './http/graphql';
 import { createLogger } from './logger';
 import { Registry } from './model/registry';
+import { lineageRoutes } from './http/routes/lineage';
 import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
 import { testRoutes } from './http/routes/tests';
@@ -31,6 +32,8 @@ import { GroupWriter } from './services/write-path/group-writer';
 import { DeprecationService } from './services/deprecation';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
+import { LineageService } from './services/lineage/lineage-service';
+import { LineageStore } from './stores/graph/lineage-store';
 import { AspectStore } from './stores/graph/aspect-store';
 import { OutboxStore } from './stores/graph/outbox-store';
 import { IndexNames } from './stores/search/mappings';
@@ -135,6 +138,13 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
+  const lineage = new LineageService(registry, new LineageStore(graph, registry.lineageRelationships()), {
+    maxHops: config.LINEAGE_MAX_HOPS,
+    fanOut: config.LINEAGE_FAN_OUT,
+    resultCap: config.LINEAGE_RESULT_CAP,
+    maxCount: Math.min(10000, config.LINEAGE_RESULT_CAP),
+    deadlineMs: config.LINEAGE_DEADLINE_MS,
+  });
   const tokenSecret = resolveTokenSecret(config, ROOT_DIR);
   if (!config.TOKEN_SECRET && config.NEO4J_URI) logger.warn({ file: tokenSecret.source }, 'TOKEN_SECRET is not set; tokens are signed with the secret kept in this file');
   const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: config.AUTH_REQUIRED_EVERYWHERE });
@@ -146,8 +156,8 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
-    routes: [...metadataRoutes({ ingestion, retrieval }), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations)],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
+    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations)],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },

@@ -38,18 +38,21 @@ function normalizePath(ctx: Context, next: Next) {
 }
 
 function requestContext(logger: Logger) {
+  const debug = logger.isLevelEnabled('debug');
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.get('x-request-id');
     const id = /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-Id', id);
     ctx.state.requestId = id;
-    const log = logger.child({ requestId: id });
-    ctx.state.log = log;
+    // A child logger costs a serialization of its bindings: build it only when something logs (errors, debug).
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', { configurable: true, enumerable: true, get: () => (log ??= logger.child({ requestId: id })) });
+    if (!debug) return next();
     const started = performance.now();
     try {
       await next();
     } finally {
-      log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+      (ctx.state.log as Logger).debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
     }
   };
 }

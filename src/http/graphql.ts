@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { requireScope, type Authenticator, type Principal } from '../auth';
 import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
+import type { LineageService } from '../services/lineage/lineage-service';
+import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 
 /** GraphQL answers here, at the root and (app.ts strips the prefix) under /gms. */
 export const GRAPHQL_PATHS = ['/api/graphql', '/api/v2/graphql'];
@@ -183,6 +185,7 @@ function requestErrorBody(status: number, text: string) {
 
 export interface GraphqlDependencies {
   deprecation: DeprecationService;
+  lineage: LineageService;
   auth: Authenticator;
   bodyLimitBytes: number;
   logger: Logger;
@@ -195,14 +198,17 @@ export interface GraphqlDependencies {
  */
 export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
   const log = deps.logger.child({ component: 'graphql' });
+  const lineage = lineageResolvers(deps.lineage);
   const yoga = createYoga<GraphqlContext>({
     graphqlEndpoint: '/api{/v2}?/graphql',
     schema: createSchema<GraphqlContext>({
-      typeDefs,
+      typeDefs: [typeDefs, lineageTypeDefs],
       resolvers: {
         Long,
+        ...lineage,
         Query: {
           dataset: (_: unknown, args: { urn: string }) => deps.deprecation.dataset(args.urn),
+          ...lineage.Query,
         },
         Mutation: {
           updateDeprecation: (_: unknown, args: { input: { urn: string } & DeprecationChange }, ctx: GraphqlContext) =>

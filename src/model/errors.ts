@@ -77,3 +77,8 @@ export class OverloadedError extends DomainError {
     super(message);
   }
 }
+
+/** A bounded query (lineage) did not finish within its deadline; never answered as a silent partial result. */
+export class DeadlineExceededError extends DomainError {
+  readonly status = 504;
+}

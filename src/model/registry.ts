@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError, ValidationError } from './errors';
 import { withSafeIntegers } from './safe-integers';
@@ -31,6 +31,9 @@ export interface SearchableField {
   addToFilters: boolean;
   enableAutocomplete: boolean;
   boostScore: number;
+  /** DataHub's companion fields: a boolean "has any value" and a count of values. */
+  hasValuesFieldName?: string;
+  numValuesFieldName?: string;
 }
 
 export interface RelationshipField {
@@ -69,7 +72,17 @@ export interface EntitySpec {
   name: string;
   keyAspect: string;
   snapshot?: string;
+  /** DataHub's GraphQL EntityType name (DATASET, DATA_JOB, CORP_USER …). */
+  graphqlType: string;
   aspects: Set<string>;
+}
+
+interface EntityEntry {
+  name: string;
+  keyAspect: string;
+  snapshot?: string;
+  graphqlType?: string;
+  aspects: string[];
 }
 
 interface JsonSchema {
@@ -86,11 +99,16 @@ interface JsonSchema {
 
 const ANNOTATIONS = ['x-aspect', 'x-relationship', 'x-searchable', 'x-key', 'x-urn'];
 
-/** Collects annotated fields by walking properties (named steps) and items (`*` steps). */
+/**
+ * Collects annotated fields by walking properties (named steps), array items and map values (`*` steps). Recursive
+ * records (`$ref`) are not followed: their annotations would have no finite path.
+ */
 function walk(schema: JsonSchema, path: string[], visit: (node: JsonSchema, path: string[]) => void): void {
   visit(schema, path);
   for (const [name, child] of Object.entries(schema.properties ?? {})) walk(child, [...path, name], visit);
   if (schema.items) walk(schema.items, [...path, '*'], visit);
+  const values = schema.additionalProperties;
+  if (values && typeof values === 'object') walk(values as JsonSchema, [...path, '*'], visit);
 }
 
 /** All leaf values found at a path (arrays flattened); missing steps yield nothing. */
@@ -102,6 +120,7 @@ export function valuesAt(value: unknown, path: readonly string[]): unknown[] {
       if (v === null || v === undefined) continue;
       if (step === '*') {
         if (Array.isArray(v)) next.push(...v);
+        else if (typeof v === 'object') next.push(...Object.values(v as Record<string, unknown>));
       } else if (typeof v === 'object' && !Array.isArray(v)) {
         const child = (v as Record<string, unknown>)[step];
         if (child !== undefined && child !== null) next.push(child);
@@ -127,14 +146,14 @@ export class Registry {
   private readonly aspectsByRecordName = new Map<string, AspectSpec>();
   private readonly entitiesBySnapshot = new Map<string, EntitySpec>();
   private readonly validators = new Map<string, ValidateFunction>();
+  private readonly ajv = new Ajv({ strict: true, removeAdditional: true, allErrors: true, allowUnionTypes: true });
 
   constructor(
     readonly urnNamespace: string,
-    entityFile: { entities: { name: string; keyAspect: string; snapshot?: string; aspects: string[] }[] },
+    entityFile: { entities: EntityEntry[] },
     aspectSchemas: JsonSchema[],
   ) {
-    const ajv = new Ajv({ strict: true, removeAdditional: true, allErrors: true, allowUnionTypes: true });
-    ajv.addVocabulary(ANNOTATIONS);
+    this.ajv.addVocabulary(ANNOTATIONS);
     for (const schema of aspectSchemas) {
       const meta = schema['x-aspect'];
       if (!meta) throw new Error(`aspect schema ${String(schema.$id)} lacks x-aspect`);
@@ -166,19 +185,26 @@ export class Registry {
             addToFilters: s.addToFilters ?? false,
             enableAutocomplete: s.enableAutocomplete ?? false,
             boostScore: s.boostScore ?? 1,
+            hasValuesFieldName: s.hasValuesFieldName,
+            numValuesFieldName: s.numValuesFieldName,
           });
         }
       });
       this.aspects.set(spec.name, spec);
       this.aspectsByRecordName.set(spec.recordName, spec);
       this.aspectsByRecordName.set(spec.shortRecordName, spec);
-      this.validators.set(spec.name, ajv.compile(withSafeIntegers(schema)));
     }
     for (const e of entityFile.entities) {
       for (const a of [e.keyAspect, ...e.aspects]) {
         if (!this.aspects.has(a)) throw new Error(`entity ${e.name} names unknown aspect ${a}`);
       }
-      const spec: EntitySpec = { name: e.name, keyAspect: e.keyAspect, snapshot: e.snapshot, aspects: new Set([e.keyAspect, ...e.aspects]) };
+      const spec: EntitySpec = {
+        name: e.name,
+        keyAspect: e.keyAspect,
+        snapshot: e.snapshot,
+        graphqlType: e.graphqlType ?? e.name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase(),
+        aspects: new Set([e.keyAspect, ...e.aspects]),
+      };
       this.entities.set(e.name, spec);
       if (e.snapshot) {
         this.entitiesBySnapshot.set(e.snapshot, spec);
@@ -187,14 +213,32 @@ export class Registry {
     }
   }
 
+  /**
+   * The generated model (schema/entities.json, schema/aspects/) with this service's own additions on top
+   * (schema/custom/aspects/ replaces or adds aspects by name; schema/custom/entities.json adds entity types, or aspects to
+   * existing ones).
+   */
   static load(schemaDir: string, urnNamespace = 'li'): Registry {
-    const entityFile = JSON.parse(readFileSync(join(schemaDir, 'entities.json'), 'utf8'));
-    const aspectDir = join(schemaDir, 'aspects');
-    const schemas = readdirSync(aspectDir)
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => JSON.parse(readFileSync(join(aspectDir, f), 'utf8')) as JsonSchema);
-    return new Registry(urnNamespace, entityFile, schemas);
+    const readSchemas = (dir: string): JsonSchema[] =>
+      existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f.endsWith('.json'))
+            .sort()
+            .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as JsonSchema)
+        : [];
+    const schemas = new Map<string, JsonSchema>();
+    for (const s of [...readSchemas(join(schemaDir, 'aspects')), ...readSchemas(join(schemaDir, 'custom', 'aspects'))]) {
+      schemas.set(String(s.$id), s);
+    }
+    const entities = new Map<string, EntityEntry>();
+    const entityFiles = [join(schemaDir, 'entities.json'), join(schemaDir, 'custom', 'entities.json')].filter(existsSync);
+    for (const file of entityFiles) {
+      for (const e of (JSON.parse(readFileSync(file, 'utf8')) as { entities: EntityEntry[] }).entities) {
+        const known = entities.get(e.name);
+        entities.set(e.name, known ? { ...known, ...e, aspects: [...new Set([...known.aspects, ...e.aspects])] } : e);
+      }
+    }
+    return new Registry(urnNamespace, { entities: [...entities.values()] }, [...schemas.values()]);
   }
 
   entity(name: string): EntitySpec {
@@ -246,12 +290,14 @@ export class Registry {
   keyAspectFor(urn: Urn, entity: EntitySpec): { aspect: AspectSpec; value: Record<string, unknown> } {
     const aspect = this.aspects.get(entity.keyAspect)!;
     const parts = aspect.key!.parts;
-    if (urn.parts.length !== parts.length) {
+    // A one-part key is the whole id, parentheses and commas included.
+    const values = parts.length === 1 ? [urn.id] : urn.parts;
+    if (values.length !== parts.length) {
       throw new InvalidInputError(
         `Invalid urn '${urn.raw}': a ${entity.name} urn has ${parts.length} part(s) (${parts.join(', ')}), found ${urn.parts.length}`,
       );
     }
-    const value: Record<string, unknown> = Object.fromEntries(parts.map((p, i) => [p, urn.parts[i]]));
+    const value: Record<string, unknown> = Object.fromEntries(parts.map((p, i) => [p, values[i]]));
     try {
       return { aspect, value: this.validate(aspect, value) };
     } catch (e) {
@@ -267,6 +313,16 @@ export class Registry {
     return makeUrn(this.urnNamespace, entityName, aspect.key!.parts.map((p) => String(key[p])));
   }
 
+  /** Compiled on first use: most of the model's ~270 aspects are never written by a given deployment. */
+  private validator(aspect: AspectSpec): ValidateFunction {
+    let validator = this.validators.get(aspect.name);
+    if (!validator) {
+      validator = this.ajv.compile(withSafeIntegers(aspect.schema));
+      this.validators.set(aspect.name, validator);
+    }
+    return validator;
+  }
+
   /**
    * Validates an aspect value and returns a cleaned copy (unknown fields dropped).
    * Wrong types, missing required fields and malformed URNs in foreign-key fields are 422.
@@ -276,7 +332,7 @@ export class Registry {
       throw new ValidationError(`Aspect '${aspect.name}' must be a JSON object`, [{ path: '/', message: 'must be object' }]);
     }
     const copy = structuredClone(value) as Record<string, unknown>;
-    const validator = this.validators.get(aspect.name)!;
+    const validator = this.validator(aspect);
     if (!validator(copy)) {
       const details = (validator.errors ?? []).slice(0, 10).map(describeAjvError);
       throw new ValidationError(

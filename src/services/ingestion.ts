@@ -7,6 +7,8 @@ import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
 import type { GroupWriter } from './write-path/group-writer';
 import type { Projected, WriteItem } from './write-path/plan';
+import { columnEdgesOf } from './lineage/column-edges';
+import { applyPatch, parsePatch } from './patch/json-patch';
 
 export interface TimeseriesEvent {
   urn: Urn;
@@ -38,7 +40,8 @@ type Prepared =
   | { kind: 'delete'; urn: Urn; entity: EntitySpec; aspect: AspectSpec }
   | { kind: 'timeseries'; event: TimeseriesEvent };
 
-const CHANGE_TYPES = ['UPSERT', 'DELETE'];
+const CHANGE_TYPES = ['UPSERT', 'DELETE', 'PATCH'];
+const CONTENT_TYPES = ['application/json', 'application/json-patch+json'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -160,8 +163,8 @@ export class IngestionService {
     }
     if (!isObject(raw.aspect)) throw new InvalidInputError('proposal.aspect must be an object {value, contentType}');
     const { value: serialized, contentType } = raw.aspect;
-    if (contentType !== undefined && contentType !== 'application/json') {
-      throw new InvalidInputError(`aspect.contentType must be application/json, got ${JSON.stringify(contentType)}`);
+    if (contentType !== undefined && !CONTENT_TYPES.includes(contentType as string)) {
+      throw new InvalidInputError(`aspect.contentType must be one of ${CONTENT_TYPES.join(', ')}, got ${JSON.stringify(contentType)}`);
     }
     if (typeof serialized !== 'string') throw new InvalidInputError('aspect.value must be a string holding the serialized aspect');
     let value: unknown;
@@ -170,7 +173,64 @@ export class IngestionService {
     } catch {
       throw new InvalidInputError(`aspect.value of '${aspect.name}' is not valid JSON`);
     }
+    if (changeType === 'PATCH') return this.preparePatch(urn, entity, aspect, value, principal, now, systemMetadata);
     return this.prepareUpsert(urn, entity, aspect, value, principal, now, systemMetadata);
+  }
+
+  /**
+   * DataHub's PATCH: the patch is checked now (a bad one rejects the batch before anything is written); it is applied to
+   * the current value inside the write transaction, and the result is validated and written like an UPSERT.
+   */
+  private preparePatch(
+    urn: Urn,
+    entity: EntitySpec,
+    aspect: AspectSpec,
+    rawPatch: unknown,
+    principal: Principal,
+    now: number,
+    systemMetadata: Record<string, unknown>,
+  ): Prepared {
+    if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
+    assertNesting(rawPatch, `Patch of '${aspect.name}'`);
+    const patch = parsePatch(rawPatch);
+    return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, (current) => applyPatch(aspect.name, current, patch), principal, now, systemMetadata) };
+  }
+
+  /** An upsert whose value is computed from the stored one inside the write's transaction, then validated. */
+  private patchItem(
+    urn: Urn,
+    entity: EntitySpec,
+    aspect: AspectSpec,
+    transform: (current: Record<string, unknown> | null) => Record<string, unknown> | null,
+    principal: Principal,
+    now: number,
+    systemMetadata: Record<string, unknown>,
+  ): UpsertItem {
+    return {
+      kind: 'upsert',
+      urn: urn.raw,
+      entityType: entity.name,
+      name: aspect.name,
+      actor: principal.actor,
+      now,
+      systemMetadata: JSON.stringify(systemMetadata),
+      retention: this.options.retention,
+      defaults: this.defaultsFor(urn, entity, aspect),
+      patch: transform,
+      project: (next) => this.project(aspect, this.validated(urn, entity, aspect, next)),
+    };
+  }
+
+  /** Schema validation, the aspect's semantic checks, and a key aspect must match its urn. */
+  private validated(urn: Urn, entity: EntitySpec, aspect: AspectSpec, rawValue: unknown): Record<string, unknown> {
+    assertNesting(rawValue, `Aspect '${aspect.name}'`);
+    const value = this.registry.validate(aspect, rawValue);
+    this.options.aspectValidators?.[aspect.name]?.(value);
+    if (aspect.name === entity.keyAspect) {
+      const key = this.registry.keyAspectFor(urn, entity);
+      if (canonicalJson(value) !== canonicalJson(key.value)) throw new ValidationError(`Key aspect '${aspect.name}' does not match the urn '${urn.raw}'`);
+    }
+    return value;
   }
 
   private prepareUpsert(
@@ -182,18 +242,11 @@ export class IngestionService {
     now: number,
     systemMetadata: Record<string, unknown>,
   ): Prepared {
-    assertNesting(rawValue, `Aspect '${aspect.name}'`);
-    const value = this.registry.validate(aspect, rawValue);
-    this.options.aspectValidators?.[aspect.name]?.(value);
+    const value = this.validated(urn, entity, aspect, rawValue);
     if (aspect.timeseries) {
       if (!this.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' is not supported by this deployment`);
       return { kind: 'timeseries', event: { urn, entity, aspect, value, systemMetadata } };
     }
-    const key = this.registry.keyAspectFor(urn, entity);
-    if (aspect.name === key.aspect.name && canonicalJson(value) !== canonicalJson(key.value)) {
-      throw new ValidationError(`Key aspect '${aspect.name}' does not match the urn '${urn.raw}'`);
-    }
-    const defaults = this.defaultsFor(urn, entity, aspect);
     return {
       kind: 'upsert',
       write: {
@@ -206,7 +259,7 @@ export class IngestionService {
         systemMetadata: JSON.stringify(systemMetadata),
         retention: this.options.retention,
         projected: this.project(aspect, value),
-        defaults,
+        defaults: this.defaultsFor(urn, entity, aspect),
       },
     };
   }
@@ -228,6 +281,7 @@ export class IngestionService {
       value: JSON.stringify(value),
       hash: contentHash(value),
       edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
+      columnEdges: columnEdgesOf(aspect.name, value),
     };
   }
 
@@ -246,26 +300,8 @@ export class IngestionService {
     const { urn, entity } = this.registry.parseEntityUrn(rawUrn, 'entityUrn');
     const aspect = this.registry.aspectFor(entity, aspectName);
     if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
-    const key = this.registry.keyAspectFor(urn, entity);
-    if (aspect.name === key.aspect.name) throw new InvalidInputError(`Key aspect '${aspect.name}' cannot be patched`);
-    const item: UpsertItem = {
-      kind: 'upsert',
-      urn: urn.raw,
-      entityType: entity.name,
-      name: aspect.name,
-      actor: principal.actor,
-      now,
-      systemMetadata: JSON.stringify(normalizeSystemMetadata(systemMetadataRaw, now)),
-      retention: this.options.retention,
-      defaults: this.defaultsFor(urn, entity, aspect),
-      patch: transform,
-      project: (next) => {
-        assertNesting(next, `Aspect '${aspect.name}'`);
-        const value = this.registry.validate(aspect, next);
-        this.options.aspectValidators?.[aspect.name]?.(value);
-        return this.project(aspect, value);
-      },
-    };
+    if (aspect.name === entity.keyAspect) throw new InvalidInputError(`Key aspect '${aspect.name}' cannot be patched`);
+    const item = this.patchItem(urn, entity, aspect, transform, principal, now, normalizeSystemMetadata(systemMetadataRaw, now));
     const [outcome] = await this.writer.submit([item]);
     this.options.onCommitted?.();
     return { unchanged: outcome.unchanged };

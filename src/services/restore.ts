@@ -70,7 +70,7 @@ export class RestoreService {
     private readonly store: RestoreStore,
     private readonly engine: SearchEngine,
     private readonly names: IndexNames,
-    private readonly indices: { ensureIndices(): Promise<void> },
+    private readonly indices: { ensureIndices(entityTypes?: Iterable<string>, options?: { recheck?: boolean }): Promise<void> },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -80,7 +80,6 @@ export class RestoreService {
     const filters = this.filters(request);
     const start = request.start ?? 0;
     const batchSize = request.batchSize ?? 10;
-    await this.indices.ensureIndices();
     const page = await this.store.page({ ...filters, after: '', skip: start, limit: batchSize });
     const counts = await this.restorePage(page, filters.aspect);
     await this.engine.refresh(this.names.allEntities());
@@ -100,8 +99,7 @@ export class RestoreService {
     const started = performance.now();
     const filters = this.filters(request);
     const batchSize = request.batchSize ?? 1000;
-    await this.indices.ensureIndices();
-    const read = (after: string) => this.store.page({ ...filters, from: after > filters.from ? after : filters.from, after, skip: 0, limit: batchSize });
+ const read = (after: string) => this.store.page({ ...filters, from: after > filters.from ? after : filters.from, after, skip: 0, limit: batchSize });
     const totals = zero();
     let next: Promise<RestoreEntity[]> = read('');
     for (;;) {
@@ -174,6 +172,7 @@ export class RestoreService {
         version: entity.rev,
       });
     }
+    await this.indices.ensureIndices(documents.map((d) => tryParseUrn(d.id)?.entityType ?? ''), { recheck: true });
     const [written, edges] = await Promise.all([this.engine.bulk(documents), this.store.rewriteEdges(edgeRows, this.now())]);
     const failed = written.filter((r) => !r.ok);
     if (failed.length > 0) {

@@ -27,8 +27,8 @@ describe('write group planning', () => {
 
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {
     const locked = stored([
-      { name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: ['OwnedBy|u1', 'OwnedBy|u2'] },
-      { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [] },
+      { name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: ['OwnedBy|u1', 'OwnedBy|u2'], columnEdges: [] },
+      { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
     ]);
     const { plan, outcomes } = planGroup([[upsert('a', ['u1'])], [upsert('b', ['u1', 'u3'])], [upsert('b', ['u1', 'u3'])], [upsert('c', ['u3'])]], locked);
     expect(outcomes.map((o) => o![0].unchanged)).toEqual([false, false, true, false]);
@@ -51,5 +51,48 @@ describe('write group planning', () => {
     expect(failed.get(1)).toBeInstanceOf(Error);
     expect(outcomes[1]).toBeNull();
     expect(plan.rows.find((r) => r.name === 'tagProperties')!.latest?.value).toBe('b');
+  });
+});
+
+describe('column-level lineage in a write plan', () => {
+  const field = (dataset: string, name: string) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:hive,${dataset},PROD),${name})`;
+  const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,down,PROD)';
+  const lineage = (value: string, pairs: [string, string][]): Extract<WriteItem, { kind: 'upsert' }> => ({
+    kind: 'upsert',
+    urn,
+    entityType: 'dataset',
+    name: 'upstreamLineage',
+    actor: 'urn:li:corpuser:a',
+    now: 1,
+    systemMetadata: '{}',
+    retention: 5,
+    defaults: [],
+    projected: { value, hash: value, edges: [], columnEdges: pairs.map(([source, target]) => ({ source, target })) },
+  });
+
+  it('asks the lock for the owned column edges of lineage aspects only', () => {
+    const [req] = lockRequests([[lineage('a', []), { ...lineage('b', []), name: 'datasetProperties' }]]);
+    expect(req.columns).toEqual(['upstreamLineage']);
+  });
+
+  it('creates new column edges with placeholders for both fields and removes the ones no longer declared', () => {
+    const kept = `${field('down', 'a')}|${field('up', 'a')}`;
+    const dropped = `${field('down', 'b')}|${field('up', 'b')}`;
+    const locked = new Map([[urn, { urn, rev: 1, created: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
+    const { plan } = planGroup([[lineage('new', [[field('down', 'a'), field('up', 'a')], [field('down', 'c'), field('up', 'c')]])]], locked);
+    expect(plan.removeColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'b'), target: field('up', 'b') }]);
+    expect(plan.createColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'c'), target: field('up', 'c') }]);
+    expect(plan.targets).toEqual([
+      { urn: field('down', 'c'), type: 'schemaField' },
+      { urn: field('up', 'c'), type: 'schemaField' },
+    ]);
+  });
+
+  it('leaves column edges alone when the value is unchanged', () => {
+    const edge = `${field('down', 'a')}|${field('up', 'a')}`;
+    const locked = new Map([[urn, { urn, rev: 1, created: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
+    const { plan } = planGroup([[lineage('same', [[field('down', 'a'), field('up', 'a')]])]], locked);
+    expect(plan.removeColumnEdges).toEqual([]);
+    expect(plan.createColumnEdges).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { valuesAt, type EntitySpec, type Registry } from '../../model/registry';
 import { tryParseUrn } from '../../model/urn';
-import { searchableFields } from '../../stores/search/mappings';
+import { companionFields, searchableFields } from '../../stores/search/mappings';
 
 export type SearchDocument = Record<string, unknown>;
 
@@ -26,6 +26,7 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
   const doc: SearchDocument = { urn, entityType: entity.name, removed: false };
   const names = new Set<string>();
   const urnTokens = new Set<string>();
+  const counts = new Map<string, number>();
   for (const [fieldName, fields] of searchableFields(registry, entity)) {
     const values: unknown[] = [];
     for (const { aspect, field } of fields) {
@@ -33,7 +34,8 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
       if (!value) continue;
       for (const v of valuesAt(value, field.path).flatMap(flatten)) {
         if (!values.includes(v)) values.push(v);
-        if (field.enableAutocomplete && typeof v === 'string' && v !== '') names.add(v);
+        // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
+        if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
         // URN values are also searchable by their id: "hive", "pii", "jdoe".
         if ((field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL') && typeof v === 'string' && v.startsWith('urn:')) {
           const id = tryParseUrn(v)?.parts.map((p) => (p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
@@ -41,9 +43,15 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
         }
       }
     }
+    counts.set(fieldName, values.length);
     if (values.length === 0) continue;
     if (fieldName === 'removed') doc.removed = values.includes(true);
     else doc[fieldName] = values.length === 1 ? values[0] : values;
+  }
+  for (const { fieldName, hasValues, numValues } of companionFields(registry, entity)) {
+    const n = counts.get(fieldName) ?? 0;
+    if (hasValues) doc[hasValues] = doc[hasValues] === true || n > 0;
+    if (numValues) doc[numValues] = Math.max(Number(doc[numValues] ?? 0), n);
   }
   const paths = (aspects.get('browsePaths')?.paths as string[] | undefined) ?? [];
   doc.browsePaths = paths;

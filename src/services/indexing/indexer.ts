@@ -1,3 +1,4 @@
+import { UnavailableError } from '../../model/errors';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Registry } from '../../model/registry';
@@ -24,7 +25,8 @@ export class SearchIndexer {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private indicesReady = false;
+  /** Entity types whose index is known to exist with the current mapping; indices are created on first write. */
+  private readonly readyIndices = new Set<string>();
   private failures = 0;
   private readonly events = new EventEmitter();
 
@@ -57,15 +59,30 @@ export class SearchIndexer {
     if (this.failures === 0) this.wake?.();
   }
 
-  /** Creates every entity index that is missing and adds new fields to existing mappings. */
-  async ensureIndices(): Promise<void> {
-    for (const entity of this.registry.entities.values()) {
+  /**
+   * Creates the index of each entity type that lacks one and adds new fields to existing mappings (all types when none
+   * are named). The model has 72 entity types; a deployment writes a few of them, so indices appear on first write.
+   */
+  async ensureIndices(entityTypes?: Iterable<string>, options: { recheck?: boolean } = {}): Promise<void> {
+    const names = entityTypes ? [...new Set(entityTypes)] : [...this.registry.entities.keys()];
+    for (const name of names) {
+      const entity = this.registry.entities.get(name);
+      // recheck: an admin may have dropped indices (restore), and a bulk write would auto-create one without our mapping.
+      if (!entity || (this.readyIndices.has(name) && !options.recheck)) continue;
       const index = this.names.entity(entity.name);
       const definition = entityIndexDefinition(this.registry, entity);
-      if (await this.engine.indexExists(index)) await this.engine.putMapping(index, definition.mappings);
-      else await this.engine.createIndex(index, definition);
+      if (await this.engine.indexExists(index)) {
+        try {
+          await this.engine.putMapping(index, definition.mappings);
+        } catch (err) {
+          // A field whose type changed (an older model) cannot be remapped in place; the index keeps serving with its
+          // old mapping until it is dropped and restored (restoreIndices), rather than blocking all indexing.
+          if (err instanceof UnavailableError) throw err;
+          this.logger.warn({ index, err: (err as Error).message }, 'index mapping could not be updated; drop the index and run restoreIndices');
+        }
+      } else await this.engine.createIndex(index, definition);
+      this.readyIndices.add(name);
     }
-    this.indicesReady = true;
   }
 
   /** Indexes the given entries' entities now; returns the entries that are done (indexed, deleted or superseded). */
@@ -101,7 +118,7 @@ export class SearchIndexer {
       if (item.ok) done.push(entry);
       else {
         failed.push(entry);
-        if (item.error === 'index_not_found_exception') this.indicesReady = false;
+        if (item.error === 'index_not_found_exception') this.readyIndices.delete(tryParseUrn(entry.urn)?.entityType ?? '');
       }
     }
     return { done, failed };
@@ -129,11 +146,11 @@ export class SearchIndexer {
       let idle = false;
       let entries: OutboxEntry[] = [];
       try {
-        if (!this.indicesReady) await this.ensureIndices();
         entries = await this.outbox.claim(this.options.batchSize, this.options.leaseMs ?? 30_000);
         if (entries.length === 0) {
           idle = true;
         } else {
+          await this.ensureIndices(entries.map((e) => tryParseUrn(e.urn)?.entityType ?? ''));
           const { done, failed } = await this.indexEntries(entries);
           await this.outbox.acknowledge(done);
           if (failed.length > 0) {

@@ -1,4 +1,5 @@
 import type { AspectValue, GroupPlan, LockedEntity, LockRequest } from '../../stores/graph/aspect-store';
+import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
 
 export interface Edge {
   type: string;
@@ -12,6 +13,13 @@ export interface Projected {
   value: string;
   hash: string;
   edges: Edge[];
+  /** Column-level lineage (schemaField → schemaField DownstreamOf edges) owned by this entity and aspect. */
+  columnEdges?: ColumnEdge[];
+}
+
+export interface ColumnEdge {
+  source: string;
+  target: string;
 }
 
 /** One logical write. Items of a unit are applied in order; a group applies its units in arrival order. */
@@ -53,7 +61,7 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
   for (const unit of units) {
     for (const item of unit) {
       let r = byUrn.get(item.urn);
-      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], values: [] }));
+      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], values: [], columns: [] }));
       if (item.kind === 'upsert') {
         r.create = true;
         r.names.push(item.name, ...item.defaults.map((d) => d.name));
@@ -62,7 +70,10 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
       else r.all = true;
     }
   }
-  return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)).map((r) => ({ ...r, names: [...new Set(r.names)], values: [...new Set(r.values)] }));
+  return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)).map((r) => {
+      const names = [...new Set(r.names)];
+      return { ...r, names, values: [...new Set(r.values)], columns: names.filter((n) => COLUMN_LINEAGE_ASPECTS.has(n)) };
+    });
 }
 
 interface AspectState {
@@ -72,6 +83,9 @@ interface AspectState {
   storedValue: string | null;
   /** Edges stored for this aspect (after this group's wipes). */
   storedEdges: Set<string>;
+  /** Column edges this aspect owns in the store, and as this group leaves them, as "<source>|<target>". */
+  storedColumnEdges: Set<string>;
+  columnEdges: Set<string>;
   /** The latest value as this group leaves it; `fromStore` while it is still the stored one. */
   current: (AspectValue & { fromStore: boolean }) | null;
   currentSystemMetadata: string | null;
@@ -102,6 +116,8 @@ function emptyAspect(name: string): AspectState {
     stored: false,
     storedValue: null,
     storedEdges: new Set(),
+    storedColumnEdges: new Set(),
+    columnEdges: new Set(),
     current: null,
     currentSystemMetadata: null,
     edges: new Map(),
@@ -151,6 +167,8 @@ function tryPlan(
         s.stored = true;
         s.storedValue = a.value;
         s.storedEdges = new Set(a.edges);
+        s.storedColumnEdges = new Set(a.columnEdges);
+        s.columnEdges = new Set(a.columnEdges);
         s.current = { value: '', hash: a.hash, createdTime: 0, createdActor: '', fromStore: true };
         for (const k of a.edges) {
           const i = k.indexOf('|');
@@ -241,6 +259,7 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
     a.currentSystemMetadata = item.systemMetadata;
     a.versions++;
     a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
+    a.columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
     a.changed = true;
     a.touched = true;
     e.changed = true;
@@ -263,7 +282,7 @@ function addDefaults(item: Extract<WriteItem, { kind: 'upsert' }>, e: EntityStat
 }
 
 function emptyPlan(): GroupPlan {
-  return { wipes: [], rows: [], removeEdges: [], targets: [], createEdges: [], entities: [] };
+  return { wipes: [], rows: [], removeEdges: [], removeColumnEdges: [], targets: [], createEdges: [], createColumnEdges: [], entities: [] };
 }
 
 function toPlan(entities: Map<string, EntityState>): GroupPlan {
@@ -299,6 +318,16 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
         plan.createEdges.push({ urn: e.urn, aspect: a.name, type: edge.type, target: edge.target, isLineage: edge.isLineage });
         if (!targets.has(edge.target)) targets.set(edge.target, edge.targetType);
       }
+      const storedColumnEdges = stored ? a.storedColumnEdges : new Set<string>();
+      for (const k of storedColumnEdges) {
+        if (!a.columnEdges.has(k)) plan.removeColumnEdges.push({ owner: e.urn, aspect: a.name, ...splitColumnEdge(k) });
+      }
+      for (const k of a.columnEdges) {
+        if (storedColumnEdges.has(k)) continue;
+        const edge = splitColumnEdge(k);
+        plan.createColumnEdges.push({ owner: e.urn, aspect: a.name, ...edge });
+        for (const field of [edge.source, edge.target]) if (!targets.has(field)) targets.set(field, 'schemaField');
+      }
     }
     if (!e.exists && !e.created) continue;
     const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
@@ -307,5 +336,12 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));
   plan.createEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.urn < y.urn ? -1 : x.urn > y.urn ? 1 : 0));
+  plan.createColumnEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.source < y.source ? -1 : x.source > y.source ? 1 : 0));
   return plan;
+}
+
+function splitColumnEdge(key: string): ColumnEdge {
+  // schemaField urns contain no '|'; the separator is unambiguous.
+  const i = key.indexOf('|');
+  return { source: key.slice(0, i), target: key.slice(i + 1) };
 }

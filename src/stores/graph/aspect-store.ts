@@ -25,6 +25,8 @@ export interface LockRequest {
   names: string[];
   /** Aspects whose stored value is returned too (patches). */
   values: string[];
+  /** Aspects whose owned column-level lineage edges are returned too. */
+  columns: string[];
 }
 
 export interface StoredAspectState {
@@ -36,6 +38,8 @@ export interface StoredAspectState {
   value: string | null;
   /** Edges the latest value projects, as "<type>|<target urn>". */
   edges: string[];
+  /** Column-level lineage edges the aspect owns, as "<source field urn>|<target field urn>". */
+  columnEdges: string[];
 }
 
 export interface LockedEntity {
@@ -69,6 +73,8 @@ export interface GroupPlan {
   removeEdges: { urn: string; aspect: string; type: string; target: string }[];
   targets: { urn: string; type: string }[];
   createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
+  removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
+  createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
   entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean }[];
 }
 
@@ -135,8 +141,10 @@ export class AspectStore {
         if (p.wipes.length) run('writes/wipe', { wipes: p.wipes });
         if (p.rows.length) run('writes/aspects', { rows: p.rows });
         if (p.removeEdges.length) run('writes/removeEdges', { edges: p.removeEdges });
+        if (p.removeColumnEdges.length) run('writes/removeColumnEdges', { edges: p.removeColumnEdges });
         if (p.targets.length) run('writes/targets', { targets: p.targets, now });
         if (p.createEdges.length) run('writes/createEdges', { edges: p.createEdges });
+        if (p.createColumnEdges.length) run('writes/createColumnEdges', { edges: p.createColumnEdges });
         if (p.entities.length) run('writes/finish', { entities: p.entities, now, ns });
         await Promise.all(runs);
         return result;

@@ -94,11 +94,26 @@ export function searchableFields(registry: Registry, entity: EntitySpec): Map<st
   return byName;
 }
 
+/** The hasValues / numValues companion fields of an entity's searchable fields. */
+export function companionFields(registry: Registry, entity: EntitySpec): { fieldName: string; hasValues?: string; numValues?: string }[] {
+  const out: { fieldName: string; hasValues?: string; numValues?: string }[] = [];
+  for (const [fieldName, fields] of searchableFields(registry, entity)) {
+    for (const { field } of fields) {
+      if (field.hasValuesFieldName || field.numValuesFieldName) out.push({ fieldName, hasValues: field.hasValuesFieldName, numValues: field.numValuesFieldName });
+    }
+  }
+  return out;
+}
+
 export function entityIndexDefinition(registry: Registry, entity: EntitySpec): { settings: Body; mappings: Body } {
   const properties: Record<string, Body> = { ...SYSTEM_FIELDS };
   for (const [name, fields] of searchableFields(registry, entity)) {
     if (name in SYSTEM_FIELDS) continue;
     properties[name] = fieldMapping(fields[0].field);
+  }
+  for (const { hasValues, numValues } of companionFields(registry, entity)) {
+    if (hasValues && !(hasValues in properties)) properties[hasValues] = { type: 'boolean' };
+    if (numValues && !(numValues in properties)) properties[numValues] = { type: 'long' };
   }
   return {
     settings: { number_of_shards: 1, number_of_replicas: 0, 'index.max_result_window': 10000, refresh_interval: '1s' },

@@ -1,0 +1,339 @@
+import { tryParseUrn } from '../model/urn';
+import { graphqlEntityType, modelEntityType, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
+import { decodeScrollId, encodeScrollId } from './routes/lineage';
+
+/** DataHub's lineage GraphQL (scrollAcrossLineage, searchAcrossLineage): type names and shapes its SDK reads. */
+export const lineageTypeDefs = /* GraphQL */ `
+  extend type Query {
+    "Multi-hop lineage, paged by scrollId. Bounded: an answer cut by a bound says truncated (and truncatedBy)."
+    scrollAcrossLineage(input: ScrollAcrossLineageInput!): ScrollAcrossLineageResults
+    "Multi-hop lineage, paged by start/count; same bounds as scrollAcrossLineage."
+    searchAcrossLineage(input: SearchAcrossLineageInput!): SearchAcrossLineageResults
+  }
+
+  enum LineageDirection {
+    UPSTREAM
+    DOWNSTREAM
+  }
+
+  enum EntityType {
+    DATASET CHART DASHBOARD DATA_JOB DATA_FLOW SCHEMA_FIELD CORP_USER CORP_GROUP TAG GLOSSARY_TERM DATA_PLATFORM TEST
+    CONTAINER QUERY DOMAIN DATA_PRODUCT NOTEBOOK ML_MODEL ML_MODEL_GROUP ML_FEATURE ML_FEATURE_TABLE ML_PRIMARY_KEY OTHER
+  }
+
+  enum FilterOperator {
+    CONTAIN EQUAL IEQUAL IN EXISTS GREATER_THAN GREATER_THAN_OR_EQUAL_TO LESS_THAN LESS_THAN_OR_EQUAL_TO START_WITH END_WITH
+    DESCENDANTS_INCL ANCESTORS_INCL RELATED_INCL
+  }
+
+  input FacetFilterInput {
+    field: String!
+    value: String
+    values: [String!]
+    negated: Boolean
+    condition: FilterOperator
+  }
+
+  input AndFilterInput {
+    and: [FacetFilterInput!]
+  }
+
+  input GroupingCriterion {
+    baseEntityType: EntityType
+    groupingEntityType: EntityType!
+  }
+
+  input GroupingSpec {
+    groupingCriteria: [GroupingCriterion!]
+  }
+
+  input SearchFlags {
+    skipCache: Boolean
+    maxAggValues: Int
+    fulltext: Boolean
+    skipHighlighting: Boolean
+    skipAggregates: Boolean
+    getSuggestions: Boolean
+    includeSoftDeleted: Boolean
+    includeRestricted: Boolean
+    groupingSpec: GroupingSpec
+  }
+
+  input LineageFlags {
+    startTimeMillis: Long
+    endTimeMillis: Long
+    "Nodes with more onward lineage edges than this are reached but not expanded (answer then truncated: fanOut)."
+    entitiesExploredPerHopLimit: Int
+  }
+
+  input ScrollAcrossLineageInput {
+    urn: String
+    direction: LineageDirection!
+    types: [EntityType!]
+    query: String
+    scrollId: String
+    keepAlive: String
+    count: Int
+    orFilters: [AndFilterInput!]
+    startTimeMillis: Long
+    endTimeMillis: Long
+    searchFlags: SearchFlags
+    lineageFlags: LineageFlags
+    "This service: hops to walk (default: from the degree filter; '3+' or none = the configured cap)."
+    maxHops: Int
+    "This service: fail with a deadline error rather than answer later than this."
+    deadlineMs: Int
+  }
+
+  input SearchAcrossLineageInput {
+    urn: String
+    direction: LineageDirection!
+    types: [EntityType!]
+    query: String
+    start: Int
+    count: Int
+    orFilters: [AndFilterInput!]
+    startTimeMillis: Long
+    endTimeMillis: Long
+    searchFlags: SearchFlags
+    lineageFlags: LineageFlags
+    maxHops: Int
+    deadlineMs: Int
+  }
+
+  interface Entity {
+    urn: String!
+    type: EntityType!
+  }
+
+  type DataPlatform {
+    urn: String!
+    name: String!
+  }
+
+  type DataPlatformInstance {
+    platform: DataPlatform
+  }
+
+  type DatasetProperties {
+    name: String
+    qualifiedName: String
+    description: String
+  }
+
+  type EntityProperties {
+    name: String
+    description: String
+  }
+
+  extend type Dataset implements Entity {
+    type: EntityType!
+    name: String
+    platform: DataPlatform
+    properties: DatasetProperties
+  }
+
+  type DataJob implements Entity {
+    urn: String!
+    type: EntityType!
+    jobId: String
+    dataPlatformInstance: DataPlatformInstance
+    properties: EntityProperties
+  }
+
+  type DataFlow implements Entity {
+    urn: String!
+    type: EntityType!
+    flowId: String
+    properties: EntityProperties
+  }
+
+  type Chart implements Entity {
+    urn: String!
+    type: EntityType!
+    properties: EntityProperties
+  }
+
+  type Dashboard implements Entity {
+    urn: String!
+    type: EntityType!
+    properties: EntityProperties
+  }
+
+  type SchemaField implements Entity {
+    urn: String!
+    type: EntityType!
+    fieldPath: String
+    parent: Dataset
+  }
+
+  "Any other entity type."
+  type OtherEntity implements Entity {
+    urn: String!
+    type: EntityType!
+  }
+
+  type EntityPath {
+    path: [Entity]
+  }
+
+  type MatchedField {
+    name: String!
+    value: String!
+  }
+
+  type SearchAcrossLineageResult {
+    entity: Entity!
+    matchedFields: [MatchedField!]!
+    paths: [EntityPath]
+    degree: Int!
+    degrees: [Int!]
+    explored: Boolean!
+  }
+
+  type ScrollAcrossLineageResults {
+    nextScrollId: String
+    count: Int!
+    total: Int!
+    searchResults: [SearchAcrossLineageResult!]!
+    "True when a bound cut the traversal (see truncatedBy: maxHops, fanOut, results)."
+    truncated: Boolean!
+    truncatedBy: [String!]!
+  }
+
+  type SearchAcrossLineageResults {
+    start: Int!
+    count: Int!
+    total: Int!
+    searchResults: [SearchAcrossLineageResult!]!
+    truncated: Boolean!
+    truncatedBy: [String!]!
+  }
+`;
+
+interface LineageInput {
+  urn: string;
+  direction: 'UPSTREAM' | 'DOWNSTREAM';
+  types?: string[] | null;
+  query?: string | null;
+  start?: number | null;
+  scrollId?: string | null;
+  count?: number | null;
+  orFilters?: { and?: FacetFilter[] | null }[] | null;
+  searchFlags?: { includeSoftDeleted?: boolean | null } | null;
+  lineageFlags?: { entitiesExploredPerHopLimit?: number | null } | null;
+  maxHops?: number | null;
+  deadlineMs?: number | null;
+}
+
+/** An entity as the resolvers below read it: urn, model type and the aspects the traversal brought along. */
+interface EntityRef {
+  urn: string;
+  type: string;
+  aspects?: Map<string, Record<string, unknown>>;
+}
+
+const GRAPHQL_TYPE: Record<string, string> = { dataset: 'Dataset', dataJob: 'DataJob', dataFlow: 'DataFlow', chart: 'Chart', dashboard: 'Dashboard', schemaField: 'SchemaField' };
+
+function part(urn: string, i: number): string | null {
+  return tryParseUrn(urn)?.parts[i] ?? null;
+}
+
+function platformOf(urn: string): { urn: string; name: string } | null {
+  const parsed = tryParseUrn(urn);
+  if (!parsed) return null;
+  // dataset: (platform, name, env); dataJob: (dataFlow urn, id) with the flow's orchestrator; chart/dashboard/dataFlow: (tool, id…).
+  let p = parsed.entityType === 'dataJob' ? (tryParseUrn(parsed.parts[0])?.parts[0] ?? null) : (parsed.parts[0] ?? null);
+  if (!p) return null;
+  if (!p.startsWith('urn:')) p = `urn:li:dataPlatform:${p}`;
+  return { urn: p, name: p.replace(/^urn:li:dataPlatform:/, '') };
+}
+
+function props(e: EntityRef, aspect: string, title = 'name') {
+  const v = e.aspects?.get(aspect);
+  return v ? { name: (v[title] as string | undefined) ?? null, description: (v.description as string | undefined) ?? null, qualifiedName: (v.qualifiedName as string | undefined) ?? null } : null;
+}
+
+function shape(result: LineageResult) {
+  return result.results.map((r) => ({
+    entity: { urn: r.urn, type: r.type, aspects: r.aspects } satisfies EntityRef,
+    degree: r.degree,
+    degrees: [r.degree],
+    paths: [{ path: r.path.map((p) => ({ urn: p.urn, type: p.type })) }],
+    matchedFields: [],
+    explored: true,
+  }));
+}
+
+function toRequest(input: LineageInput, start: number) {
+  return {
+    urn: input.urn,
+    direction: input.direction,
+    types: (input.types ?? []).map(modelEntityType),
+    orFilters: input.orFilters ?? [],
+    maxHops: input.maxHops,
+    fanOut: input.lineageFlags?.entitiesExploredPerHopLimit,
+    deadlineMs: input.deadlineMs,
+    includeRemoved: input.searchFlags?.includeSoftDeleted === true,
+    start,
+    count: input.count ?? 10,
+  };
+}
+
+export function lineageResolvers(lineage: LineageService) {
+  const entityFields = {
+    type: (e: EntityRef) => graphqlEntityType(e.type ?? tryParseUrn(e.urn)?.entityType ?? 'other'),
+  };
+  return {
+    Query: {
+      scrollAcrossLineage: async (_: unknown, { input }: { input: LineageInput }) => {
+        const result = await lineage.lineage(toRequest(input, decodeScrollId(input.scrollId)));
+        const end = result.start + result.count;
+        return {
+          nextScrollId: result.count > 0 && end < result.total ? encodeScrollId(end) : null,
+          count: result.count,
+          total: result.total,
+          searchResults: shape(result),
+          truncated: result.truncated,
+          truncatedBy: result.truncatedBy,
+        };
+      },
+      searchAcrossLineage: async (_: unknown, { input }: { input: LineageInput }) => {
+        const result = await lineage.lineage(toRequest(input, input.start ?? 0));
+        return { start: result.start, count: result.count, total: result.total, searchResults: shape(result), truncated: result.truncated, truncatedBy: result.truncatedBy };
+      },
+    },
+    Entity: {
+      __resolveType: (e: EntityRef) => GRAPHQL_TYPE[e.type ?? tryParseUrn(e.urn)?.entityType ?? ''] ?? 'OtherEntity',
+    },
+    Dataset: {
+      ...entityFields,
+      type: () => 'DATASET',
+      name: (e: EntityRef) => part(e.urn, 1),
+      platform: (e: EntityRef) => platformOf(e.urn),
+      properties: (e: EntityRef) => props(e, 'datasetProperties'),
+    },
+    DataJob: {
+      ...entityFields,
+      jobId: (e: EntityRef) => part(e.urn, 1),
+      dataPlatformInstance: (e: EntityRef) => {
+        const stored = e.aspects?.get('dataPlatformInstance')?.platform;
+        const platform = typeof stored === 'string' ? { urn: stored, name: stored.replace(/^urn:li:dataPlatform:/, '') } : platformOf(e.urn);
+        return platform ? { platform } : null;
+      },
+      properties: (e: EntityRef) => props(e, 'dataJobInfo'),
+    },
+    DataFlow: { ...entityFields, flowId: (e: EntityRef) => part(e.urn, 1), properties: (e: EntityRef) => props(e, 'dataFlowInfo') },
+    Chart: { ...entityFields, properties: (e: EntityRef) => props(e, 'chartInfo', 'title') },
+    Dashboard: { ...entityFields, properties: (e: EntityRef) => props(e, 'dashboardInfo', 'title') },
+    SchemaField: {
+      ...entityFields,
+      fieldPath: (e: EntityRef) => part(e.urn, 1),
+      parent: (e: EntityRef) => {
+        const parent = part(e.urn, 0);
+        return parent ? { urn: parent, type: 'dataset' } : null;
+      },
+    },
+    OtherEntity: entityFields,
+  };
+}

@@ -1,0 +1,215 @@
+import { InvalidInputError } from '../../model/errors';
+import type { Registry } from '../../model/registry';
+import { tryParseUrn } from '../../model/urn';
+import type { LineageDirection, LineageFilterGroup, LineagePage, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
+
+export interface LineageLimits {
+  /** Hard cap on hops; "3+" and an absent degree filter mean "up to this". */
+  maxHops: number;
+  /** A node with more onward lineage edges than this is reached but not expanded. */
+  fanOut: number;
+  /** Most nodes one traversal visits (and so the largest `total`). */
+  resultCap: number;
+  /** Most results per page. */
+  maxCount: number;
+  deadlineMs: number;
+}
+
+/** A filter condition as DataHub's clients send it (`orFilters: [{and: [...]}]`). */
+export interface FacetFilter {
+  field: string;
+  value?: string | null;
+  values?: string[] | null;
+  condition?: string | null;
+  negated?: boolean | null;
+}
+
+export interface LineageRequest {
+  urn: string;
+  direction: LineageDirection | 'BOTH';
+  /** Model entity type names (dataset, dataJob, …); empty = all. */
+  types?: string[];
+  orFilters?: { and?: FacetFilter[] | null }[] | null;
+  maxHops?: number | null;
+  fanOut?: number | null;
+  deadlineMs?: number | null;
+  includeRemoved?: boolean;
+  start?: number;
+  count?: number;
+}
+
+export type LineageBound = 'maxHops' | 'fanOut' | 'results';
+
+export interface LineageResult {
+  start: number;
+  count: number;
+  total: number;
+  truncated: boolean;
+  truncatedBy: LineageBound[];
+  maxHops: number;
+  results: (LineageRow & { direction: LineageDirection })[];
+}
+
+/** The aspects a lineage result shows about each entity (names, descriptions, platforms). */
+const HYDRATED = ['datasetProperties', 'dataJobInfo', 'dataFlowInfo', 'chartInfo', 'dashboardInfo', 'dataPlatformInstance', 'status', 'schemaFieldKey'];
+
+/**
+ * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (one Neo4j statement per direction),
+ * merge and page. Which edges are lineage, and their direction, come from the model.
+ */
+export class LineageService {
+  constructor(
+    private readonly registry: Registry,
+    private readonly store: LineageStore,
+    readonly limits: LineageLimits,
+  ) {}
+
+  async lineage(request: LineageRequest): Promise<LineageResult> {
+    const plan = this.resolve(request);
+    const directions: LineageDirection[] = request.direction === 'BOTH' ? ['UPSTREAM', 'DOWNSTREAM'] : [request.direction];
+    const pages = await Promise.all(directions.map((direction) => this.store.traverse({ ...plan.query, direction })));
+    return this.merge(plan, directions, pages);
+  }
+
+  /** Stage 1: validated bounds and filters. */
+  private resolve(request: LineageRequest) {
+    const urn = tryParseUrn(request.urn);
+    if (!urn) throw new InvalidInputError(`Invalid urn ${JSON.stringify(String(request.urn).slice(0, 200))}`);
+    if (!['UPSTREAM', 'DOWNSTREAM', 'BOTH'].includes(request.direction)) throw new InvalidInputError(`direction must be UPSTREAM, DOWNSTREAM or BOTH`);
+    const limits = this.limits;
+    const start = request.start ?? 0;
+    const count = request.count ?? 10;
+    if (!Number.isInteger(start) || start < 0) throw new InvalidInputError('start must be a non-negative integer');
+    if (!Number.isInteger(count) || count < 0 || count > limits.maxCount) throw new InvalidInputError(`count must be an integer in 0..${limits.maxCount}`);
+    const fanOut = request.fanOut ?? limits.fanOut;
+    if (!Number.isInteger(fanOut) || fanOut < 1 || fanOut > limits.fanOut) throw new InvalidInputError(`fanOut must be an integer in 1..${limits.fanOut}`);
+    const deadlineMs = request.deadlineMs ?? limits.deadlineMs;
+    if (!Number.isInteger(deadlineMs) || deadlineMs < 1 || deadlineMs > limits.deadlineMs) throw new InvalidInputError(`deadlineMs must be an integer in 1..${limits.deadlineMs}`);
+    if (request.maxHops !== undefined && request.maxHops !== null && (!Number.isInteger(request.maxHops) || request.maxHops < 1 || request.maxHops > limits.maxHops)) {
+      throw new InvalidInputError(`maxHops must be an integer in 1..${limits.maxHops}`);
+    }
+    for (const t of request.types ?? []) this.registry.entity(t);
+    const parsed = parseOrFilters(request.orFilters ?? [], request.types ?? [], request.includeRemoved ?? false);
+    // Hops to walk: the request's, else the deepest degree any filter branch asks for ("3+" or none = the cap).
+    const open = (g: ParsedGroup) => g.degrees === 'open';
+    const deepest = Math.max(1, ...parsed.map((g) => (open(g) ? limits.maxHops : Math.max(0, ...g.explicit))));
+    const maxHops = request.maxHops ?? Math.min(limits.maxHops, deepest);
+    const groups: LineageFilterGroup[] = parsed.map((g) => ({
+      types: g.types,
+      platforms: g.platforms,
+      includeRemoved: g.includeRemoved,
+      degrees: open(g) && g.openFrom === null ? null : range(1, maxHops).filter((d) => g.explicit.includes(d) || (g.openFrom !== null && d >= g.openFrom)),
+    }));
+    return {
+      start,
+      count,
+      maxHops,
+      query: {
+        urn: urn.raw,
+        columns: urn.entityType === 'schemaField',
+        maxHops,
+        fanOut,
+        visitCap: limits.resultCap,
+        groups,
+        // Each direction's page must hold everything up to start + count for the merge (BOTH) to be exact.
+        start: request.direction === 'BOTH' ? 0 : start,
+        count: request.direction === 'BOTH' ? start + count : count,
+        aspects: HYDRATED,
+        deadlineMs,
+      },
+    };
+  }
+
+  /** Stage 3: one ordered page with its bounds. */
+  private merge(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[]): LineageResult {
+    const truncatedBy = new Set<LineageBound>();
+    for (const p of pages) {
+      if (p.cut.visitCap) truncatedBy.add('results');
+      if (p.cut.fanOut) truncatedBy.add('fanOut');
+      if (p.cut.maxHops) truncatedBy.add('maxHops');
+    }
+    let results = pages.flatMap((p, i) => p.rows.map((r) => ({ ...r, direction: directions[i] })));
+    if (directions.length > 1) {
+      results.sort((a, b) => a.degree - b.degree || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+      results = results.slice(plan.start, plan.start + plan.count);
+    }
+    return {
+      start: plan.start,
+      count: results.length,
+      total: pages.reduce((n, p) => n + p.total, 0),
+      truncated: truncatedBy.size > 0,
+      truncatedBy: [...truncatedBy],
+      maxHops: plan.maxHops,
+      results,
+    };
+  }
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}
+
+interface ParsedGroup {
+  /** Explicit degrees, or 'open' when unrestricted. */
+  degrees: number[] | 'open';
+  explicit: number[];
+  /** "3+" → 3: every degree from here on. */
+  openFrom: number | null;
+  types: string[] | null;
+  platforms: string[] | null;
+  includeRemoved: boolean;
+}
+
+/** GraphQL's EntityType names (DATASET, DATA_JOB, SCHEMA_FIELD) and model names (dataset, dataJob) both map to the model's. */
+export function modelEntityType(name: string): string {
+  if (/^[A-Z_]+$/.test(name)) {
+    const special: Record<string, string> = { CORP_USER: 'corpuser', CORP_GROUP: 'corpGroup' };
+    return special[name] ?? name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  }
+  return name;
+}
+
+export function graphqlEntityType(name: string): string {
+  const special: Record<string, string> = { corpuser: 'CORP_USER' };
+  return special[name] ?? name.replace(/([A-Z])/g, '_$1').toUpperCase();
+}
+
+const FIELDS = new Set(['degree', 'platform', 'platform.keyword', '_entityType', 'entityType', 'removed']);
+
+/** DataHub's `orFilters` → filter groups; fields this service cannot apply are refused rather than ignored. */
+export function parseOrFilters(orFilters: { and?: FacetFilter[] | null }[], types: string[], includeRemoved: boolean): ParsedGroup[] {
+  const base = (): ParsedGroup => ({ degrees: 'open', explicit: [], openFrom: null, types: types.length > 0 ? types.map(modelEntityType) : null, platforms: null, includeRemoved });
+  if (orFilters.length === 0) return [base()];
+  return orFilters.map((group) => {
+    const g = base();
+    for (const f of group.and ?? []) {
+      if (!FIELDS.has(f.field)) throw new InvalidInputError(`Lineage filters support the fields ${[...FIELDS].join(', ')}; got '${f.field}'`);
+      const condition = f.condition ?? 'EQUAL';
+      if (condition !== 'EQUAL') throw new InvalidInputError(`Lineage filter on '${f.field}' supports condition EQUAL only, got ${condition}`);
+      const values = [...(f.values ?? []), ...(f.value !== undefined && f.value !== null ? [f.value] : [])];
+      if (f.field === 'removed') {
+        // DataHub sends removed = true, negated, to hide soft-deleted entities; not negated asks for them too.
+        g.includeRemoved = !f.negated;
+        continue;
+      }
+      if (f.negated) throw new InvalidInputError(`Negated lineage filters are supported on 'removed' only`);
+      if (f.field === 'degree') {
+        const explicit: number[] = [];
+        for (const v of values) {
+          const m = /^(\d+)(\+?)$/.exec(v);
+          if (!m || Number(m[1]) < 1) throw new InvalidInputError(`degree filter values are "1", "2", … or "N+", got ${JSON.stringify(v)}`);
+          if (m[2]) g.openFrom = Math.min(g.openFrom ?? Infinity, Number(m[1]));
+          else explicit.push(Number(m[1]));
+        }
+        g.explicit = explicit;
+        g.degrees = g.openFrom !== null ? 'open' : explicit;
+      } else if (f.field === 'platform' || f.field === 'platform.keyword') {
+        // Matched against the platform member of the entity's urn, as a platform urn or a bare name.
+        g.platforms = values.flatMap((v) => [v, v.replace(/^urn:li:dataPlatform:/, '')]).filter((v, i, a) => a.indexOf(v) === i);
+      } else {
+        g.types = values.map(modelEntityType);
+      }
+    }
+    return g;
+  });
+}

@@ -1,0 +1,231 @@
+import { InvalidInputError } from '../../model/errors';
+
+/**
+ * DataHub's PATCH semantics as a pure function: (current aspect | null, patch) → new aspect.
+ *
+ * DataHub turns keyed arrays into nested maps (one level per key field), applies RFC 6902 add/remove/replace on that
+ * form, then turns the maps back into arrays. A path such as `/owners/<owner>/<type>` therefore addresses one array
+ * element by its key, and a shorter path (`/owners/<owner>`) removes every element under that key prefix.
+ */
+
+export interface PatchOperation {
+  op: 'add' | 'remove' | 'replace';
+  path: string;
+  value?: unknown;
+}
+
+type Json = Record<string, unknown>;
+
+/** Key fields of keyed arrays per aspect, as DataHub's patch templates define them. `[]` = array of strings keyed by itself. */
+const ARRAY_KEYS: Record<string, Record<string, string[]>> = {
+  upstreamLineage: { upstreams: ['dataset'] },
+  globalTags: { tags: ['tag'] },
+  glossaryTerms: { terms: ['urn'] },
+  ownership: { owners: ['owner', 'type'] },
+  dataJobInputOutput: {
+    inputDatasetEdges: ['destinationUrn'],
+    outputDatasetEdges: ['destinationUrn'],
+    inputDatajobEdges: ['destinationUrn'],
+    inputDatasets: [],
+    outputDatasets: [],
+    inputDatajobs: [],
+    inputDatasetFields: [],
+    outputDatasetFields: [],
+  },
+  chartInfo: { inputEdges: ['destinationUrn'], inputs: [] },
+  dashboardInfo: { datasetEdges: ['destinationUrn'], chartEdges: ['destinationUrn'], dashboards: ['destinationUrn'], charts: [], datasets: [] },
+  dataFlowInfo: {},
+};
+
+const UNKNOWN_STAMP = { time: 0, actor: 'urn:li:corpuser:unknown' };
+
+/** What a missing aspect starts from (DataHub's templates' defaults), so required fields exist after the patch. */
+const DEFAULTS: Record<string, () => Json> = {
+  upstreamLineage: () => ({ upstreams: [] }),
+  globalTags: () => ({ tags: [] }),
+  glossaryTerms: () => ({ terms: [], auditStamp: { ...UNKNOWN_STAMP } }),
+  ownership: () => ({ owners: [], lastModified: { ...UNKNOWN_STAMP } }),
+  datasetProperties: () => ({ customProperties: {} }),
+  dataJobInputOutput: () => ({ inputDatasets: [], outputDatasets: [] }),
+  chartInfo: () => ({ title: '', description: '', lastModified: { created: { ...UNKNOWN_STAMP }, lastModified: { ...UNKNOWN_STAMP } } }),
+  dashboardInfo: () => ({ title: '', description: '', lastModified: { created: { ...UNKNOWN_STAMP }, lastModified: { ...UNKNOWN_STAMP } } }),
+};
+
+const FINE_GRAINED = 'fineGrainedLineages';
+const NONE = 'NONE';
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Parses the proposal's aspect value: a bare list of operations or DataHub's `{arrayPrimaryKeys, patch}`. */
+export function parsePatch(raw: unknown): { operations: PatchOperation[]; arrayPrimaryKeys: Record<string, string[]> } {
+  const body = isObject(raw) ? raw : { patch: raw };
+  const ops = body.patch;
+  if (!Array.isArray(ops)) throw new InvalidInputError('A PATCH aspect value must be a JSON-patch list of operations or {"patch": [...]}');
+  const arrayPrimaryKeys: Record<string, string[]> = {};
+  if (body.arrayPrimaryKeys !== undefined) {
+    if (!isObject(body.arrayPrimaryKeys)) throw new InvalidInputError('arrayPrimaryKeys must be an object of field lists');
+    for (const [field, keys] of Object.entries(body.arrayPrimaryKeys)) {
+      if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) throw new InvalidInputError(`arrayPrimaryKeys.${field} must be a list of field names`);
+      arrayPrimaryKeys[field] = keys as string[];
+    }
+  }
+  const operations = ops.map((op, i) => {
+    if (!isObject(op) || typeof op.path !== 'string' || !['add', 'remove', 'replace'].includes(op.op as string)) {
+      throw new InvalidInputError(`patch[${i}] must be {op: add|remove|replace, path, value}`);
+    }
+    if (!op.path.startsWith('/')) throw new InvalidInputError(`patch[${i}].path must start with '/'`);
+    if (op.op !== 'remove' && !('value' in op)) throw new InvalidInputError(`patch[${i}] (${String(op.op)}) needs a value`);
+    return { op: op.op as PatchOperation['op'], path: op.path, value: op.value };
+  });
+  return { operations, arrayPrimaryKeys };
+}
+
+/** RFC 6901: `~1` is `/`, `~0` is `~`. */
+function segments(path: string): string[] {
+  return path
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** `attribution␟source` names the nested field attribution.source. */
+function keyValue(element: unknown, key: string): string {
+  let v: unknown = element;
+  for (const part of key.split('\u241f')) v = isObject(v) ? v[part] : undefined;
+  return v === undefined || v === null ? '' : String(v);
+}
+
+function arrayToMap(items: unknown[], keys: string[]): Json {
+  const root: Json = {};
+  for (const item of items) {
+    const path = keys.length === 0 ? [String(item)] : keys.map((k) => keyValue(item, k));
+    let node = root;
+    for (const part of path.slice(0, -1)) node = (node[part] = isObject(node[part]) ? node[part] : {}) as Json;
+    node[path[path.length - 1]] = item;
+  }
+  return root;
+}
+
+function mapToArray(map: unknown, depth: number): unknown[] {
+  if (!isObject(map)) return [];
+  if (depth <= 1) return Object.values(map);
+  return Object.values(map).flatMap((v) => mapToArray(v, depth - 1));
+}
+
+/** fineGrainedLineages as DataHub's UpstreamLineageTemplate keys them: transformOperation/downstream/query/upstream → {confidenceScore}. */
+function fineGrainedToMap(items: unknown[]): Json {
+  const root: Json = {};
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    const op = typeof item.transformOperation === 'string' ? item.transformOperation : NONE;
+    const query = typeof item.query === 'string' ? item.query : NONE;
+    const downstreams = Array.isArray(item.downstreams) && item.downstreams.length > 0 ? item.downstreams : [NONE];
+    const upstreams = Array.isArray(item.upstreams) ? item.upstreams : [];
+    for (const d of downstreams) {
+      const byQuery = (((root[op] ??= {}) as Json)[String(d)] ??= {}) as Json;
+      const byUpstream = (byQuery[query] ??= {}) as Json;
+      for (const u of upstreams) byUpstream[String(u)] = { confidenceScore: typeof item.confidenceScore === 'number' ? item.confidenceScore : 1 };
+      if (upstreams.length === 0) byUpstream[NONE] = { confidenceScore: typeof item.confidenceScore === 'number' ? item.confidenceScore : 1 };
+    }
+  }
+  return root;
+}
+
+function fineGrainedToArray(map: unknown): Json[] {
+  const out: Json[] = [];
+  if (!isObject(map)) return out;
+  for (const [op, byDownstream] of Object.entries(map)) {
+    if (!isObject(byDownstream)) continue;
+    for (const [downstream, byQuery] of Object.entries(byDownstream)) {
+      if (!isObject(byQuery)) continue;
+      for (const [query, byUpstream] of Object.entries(byQuery)) {
+        if (!isObject(byUpstream)) continue;
+        const upstreams = Object.keys(byUpstream).filter((u) => u !== NONE);
+        if (upstreams.length === 0 && !(NONE in byUpstream)) continue;
+        const scores = Object.values(byUpstream).map((v) => (isObject(v) && typeof v.confidenceScore === 'number' ? v.confidenceScore : isFinite(Number(v)) ? Number(v) : 1));
+        const entry: Json = {
+          upstreamType: upstreams.every((u) => u.startsWith('urn:li:dataset:')) && upstreams.length > 0 ? 'DATASET' : 'FIELD_SET',
+          upstreams,
+          downstreamType: 'FIELD',
+          downstreams: downstream === NONE ? [] : [downstream],
+          confidenceScore: scores.length > 0 ? Math.max(...scores) : 1,
+        };
+        if (op !== NONE) entry.transformOperation = op;
+        if (query !== NONE) entry.query = query;
+        out.push(entry);
+      }
+    }
+  }
+  return out;
+}
+
+function applyOne(doc: Json, op: PatchOperation, where: string): void {
+  const parts = segments(op.path);
+  let node: unknown = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (Array.isArray(node)) {
+      const index = Number(parts[i]);
+      if (!Number.isInteger(index) || index < 0 || index >= node.length) throw new InvalidInputError(`${where}: bad array index '${parts[i]}' in '${op.path}'`);
+      node = node[index];
+      continue;
+    }
+    if (!isObject(node)) throw new InvalidInputError(`${where}: path '${op.path}' does not lead to an object`);
+    if (!isObject(node[parts[i]]) && !Array.isArray(node[parts[i]])) {
+      // remove of something absent is a no-op, as in DataHub; add creates the intermediate maps.
+      if (op.op === 'remove') return;
+      node[parts[i]] = {};
+    }
+    node = node[parts[i]];
+  }
+  const last = parts[parts.length - 1];
+  if (Array.isArray(node)) {
+    // A plain (unkeyed) array: RFC 6902 index or '-'.
+    const index = last === '-' ? node.length : Number(last);
+    if (!Number.isInteger(index) || index < 0 || index > node.length) throw new InvalidInputError(`${where}: bad array index '${last}' in '${op.path}'`);
+    if (op.op === 'remove') node.splice(index, 1);
+    else if (op.op === 'replace') node[index] = op.value;
+    else node.splice(index, 0, op.value);
+    return;
+  }
+  if (!isObject(node)) throw new InvalidInputError(`${where}: path '${op.path}' does not lead to an object`);
+  if (op.op === 'remove') delete node[last];
+  else node[last] = structuredClone(op.value);
+}
+
+/** Applies a parsed patch to the current value of `aspectName` (null = absent) and returns the new value. */
+export function applyPatch(aspectName: string, current: Json | null, patch: ReturnType<typeof parsePatch>): Json {
+  const doc: Json = structuredClone(current ?? DEFAULTS[aspectName]?.() ?? {});
+  const keyed: Record<string, string[]> = { ...(ARRAY_KEYS[aspectName] ?? {}), ...patch.arrayPrimaryKeys };
+  const touched = new Set(patch.operations.map((o) => segments(o.path)[0]));
+  const asMaps = new Map<string, number>();
+  for (const [field, keys] of Object.entries(keyed)) {
+    if (!touched.has(field)) continue;
+    doc[field] = arrayToMap(Array.isArray(doc[field]) ? (doc[field] as unknown[]) : [], keys);
+    asMaps.set(field, Math.max(keys.length, 1));
+  }
+  const fineGrained = aspectName === 'upstreamLineage' && touched.has(FINE_GRAINED);
+  if (fineGrained) doc[FINE_GRAINED] = fineGrainedToMap(Array.isArray(doc[FINE_GRAINED]) ? (doc[FINE_GRAINED] as unknown[]) : []);
+  patch.operations.forEach((op, i) => {
+    const parts = segments(op.path);
+    // An add/replace of a whole keyed array (or of the whole field) arrives in array form.
+    if (parts.length === 1 && op.op !== 'remove' && Array.isArray(op.value)) {
+      if (asMaps.has(parts[0])) doc[parts[0]] = arrayToMap(op.value, keyed[parts[0]]);
+      else if (fineGrained && parts[0] === FINE_GRAINED) doc[FINE_GRAINED] = fineGrainedToMap(op.value);
+      else doc[parts[0]] = structuredClone(op.value);
+      return;
+    }
+    applyOne(doc, op, `patch[${i}]`);
+  });
+  for (const [field, depth] of asMaps) {
+    if (doc[field] === undefined) continue;
+    doc[field] = mapToArray(doc[field], depth);
+  }
+  if (fineGrained && doc[FINE_GRAINED] !== undefined) {
+    const list = fineGrainedToArray(doc[FINE_GRAINED]);
+    if (list.length > 0) doc[FINE_GRAINED] = list;
+    else delete doc[FINE_GRAINED];
+  }
+  return doc;
+}

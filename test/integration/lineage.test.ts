@@ -1,0 +1,208 @@
+import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+
+/** Multi-hop lineage and DataHub PATCH against real Neo4j, through the HTTP API. */
+describe('lineage', () => {
+  let svc: TestService;
+  let token: string;
+  const id = uniqueId('lin');
+  const ds = (name: string, platform = 'hive') => `urn:li:dataset:(urn:li:dataPlatform:${platform},${id}.${name},PROD)`;
+  const field = (dataset: string, f: string) => `urn:li:schemaField:(${dataset},${f})`;
+  const created = new Set<string>();
+
+  async function propose(urn: string, aspectName: string, value: unknown, changeType = 'UPSERT') {
+    created.add(urn);
+    const res = await svc.call('POST', '/aspects?action=ingestProposal', {
+      proposal: { entityType: 'dataset', entityUrn: urn, changeType, aspectName, aspect: { value: JSON.stringify(value), contentType: changeType === 'PATCH' ? 'application/json-patch+json' : 'application/json' } },
+    });
+    return res;
+  }
+  const upstreams = (urn: string, ups: string[], fine: unknown[] = []) =>
+    propose(urn, 'upstreamLineage', { upstreams: ups.map((u) => ({ dataset: u, type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } })), ...(fine.length ? { fineGrainedLineages: fine } : {}) });
+  const lineage = (body: Record<string, unknown>) => svc.call('POST', '/entities?action=searchAcrossLineage', { count: 100, ...body });
+  const found = (res: { body: any }) => (res.body.value.entities as { entity: string; degree: number }[]).map((e) => `${e.degree}:${e.entity.replace(`${id}.`, '').replace(/urn:li:dataset:\(urn:li:dataPlatform:/, '')}`);
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    token = (await mintToken()).token;
+    // a ← b ← c ← d (hive, hive, snowflake, snowflake); d ← e; x ⇄ y (cycle); hub h with 5 downstreams, fed by a.
+    await upstreams(ds('b'), [ds('a')]);
+    await upstreams(ds('c', 'snowflake'), [ds('b')]);
+    await upstreams(ds('d', 'snowflake'), [ds('c', 'snowflake')]);
+    await upstreams(ds('e'), [ds('d', 'snowflake')]);
+    await upstreams(ds('x'), [ds('y')]);
+    await upstreams(ds('y'), [ds('x')]);
+    await upstreams(ds('h'), [ds('a')]);
+    for (let i = 0; i < 5; i++) await upstreams(ds(`h${i}`), [ds('h')]);
+    await upstreams(ds('h0child'), [ds('h0')]);
+    for (const n of ['a']) await propose(ds(n), 'status', { removed: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await svc.close();
+  });
+
+  test('downstream: every hop with its degree and a path; platform and degree filters; upstream', async () => {
+    const all = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 4 });
+    expect(all.status).toBe(200);
+    expect(found(all)).toEqual(expect.arrayContaining(['1:hive,b,PROD)', '2:snowflake,c,PROD)', '3:snowflake,d,PROD)', '4:hive,e,PROD)', '1:hive,h,PROD)', '2:hive,h0,PROD)', '3:hive,h0child,PROD)']));
+    const d = all.body.value.entities.find((e: any) => e.entity === ds('d', 'snowflake'));
+    expect(d.paths[0].path).toEqual([ds('a'), ds('b'), ds('c', 'snowflake'), ds('d', 'snowflake')]);
+    expect(all.body.value.truncated).toBe(false);
+
+    const snow = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', filter: { or: [{ and: [{ field: 'degree', values: ['1', '2'] }, { field: 'platform.keyword', values: ['urn:li:dataPlatform:snowflake'] }] }] } });
+    expect(found(snow)).toEqual(['2:snowflake,c,PROD)']);
+
+    const up = await lineage({ urn: ds('e'), direction: 'UPSTREAM', maxHops: 10 });
+    expect(found(up)).toEqual(['1:snowflake,d,PROD)', '2:snowflake,c,PROD)', '3:hive,b,PROD)', '4:hive,a,PROD)']);
+    const both = await lineage({ urn: ds('c', 'snowflake'), direction: 'BOTH', maxHops: 1 });
+    expect(found(both).sort()).toEqual(['1:hive,b,PROD)', '1:snowflake,d,PROD)']);
+  });
+
+  test('max hops bound says truncated: maxHops; paging by start/count and by scrollId', async () => {
+    const res = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 1 });
+    expect(found(res).sort()).toEqual(['1:hive,b,PROD)', '1:hive,h,PROD)']);
+    expect(res.body.value).toMatchObject({ truncated: true, truncatedBy: ['maxHops'] });
+    const p1 = await svc.call('POST', '/entities?action=scrollAcrossLineage', { urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 4, count: 4 });
+    expect(p1.body.value.entities).toHaveLength(4);
+    const p2 = await svc.call('POST', '/entities?action=scrollAcrossLineage', { urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 4, count: 100, scrollId: p1.body.value.scrollId });
+    expect(p2.body.value.scrollId).toBeUndefined();
+    expect(p1.body.value.entities.length + p2.body.value.entities.length).toBe(p1.body.value.numEntities);
+  });
+
+  test('cycles terminate, each node once', async () => {
+    const res = await lineage({ urn: ds('x'), direction: 'UPSTREAM', maxHops: 20 });
+    expect(found(res)).toEqual(['1:hive,y,PROD)']);
+  });
+
+  test('a hub beyond the fan-out cap is reached but not expanded, and the answer says truncated: fanOut', async () => {
+    const res = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 5, fanOut: 3 });
+    expect(res.body.value).toMatchObject({ truncated: true, truncatedBy: ['fanOut'] });
+    expect(found(res)).toContain('1:hive,h,PROD)');
+    expect(found(res).some((f) => f.includes(',h0'))).toBe(false);
+    // From the hub itself: the start is always expanded.
+    const hub = await lineage({ urn: ds('h'), direction: 'DOWNSTREAM', maxHops: 1, fanOut: 3 });
+    expect(found(hub)).toHaveLength(5);
+  });
+
+  test('a result cap says truncated: results; a deadline is a 504, not a partial answer; bad bounds are 400', async () => {
+    const capped = await startTestService({ LINEAGE_RESULT_CAP: '3' });
+    try {
+      const res = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 5, count: 3 });
+      expect(res.body.value.truncatedBy).toContain('results');
+      expect(res.body.value.entities).toHaveLength(3);
+      // Exactly as many nodes as the cap: complete, not truncated.
+      const fits = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('d', 'snowflake'), direction: 'UPSTREAM', maxHops: 5, count: 3 });
+      expect(fits.body.value).toMatchObject({ numEntities: 3, truncated: false, truncatedBy: [] });
+    } finally {
+      await capped.close();
+    }
+    const late = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 5, deadlineMs: 1 });
+    expect(late.status).toBe(504);
+    expect(late.body).toMatchObject({ status: 504, exceptionClass: 'DeadlineExceededError' });
+    expect((await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 999 })).status).toBe(400);
+    expect((await lineage({ urn: 'nope', direction: 'DOWNSTREAM' })).status).toBe(400);
+    expect((await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', filter: { or: [{ and: [{ field: 'owners', values: ['x'] }] }] } })).status).toBe(400);
+  });
+
+  test('soft-deleted entities are hidden unless asked for', async () => {
+    await propose(ds('h1'), 'status', { removed: true });
+    const res = await lineage({ urn: ds('h'), direction: 'DOWNSTREAM', maxHops: 1 });
+    expect(found(res)).not.toContain('1:hive,h1,PROD)');
+    const withDeleted = await lineage({ urn: ds('h'), direction: 'DOWNSTREAM', maxHops: 1, includeSoftDeleted: true });
+    expect(found(withDeleted)).toContain('1:hive,h1,PROD)');
+  });
+
+  test('column-level lineage: fineGrainedLineages become schemaField edges; lineage from a column; edges follow updates', async () => {
+    const src = ds('colsrc');
+    const mid = ds('colmid');
+    const dst = ds('coldst');
+    await upstreams(mid, [src], [{ upstreamType: 'FIELD_SET', upstreams: [field(src, 'id')], downstreamType: 'FIELD', downstreams: [field(mid, 'id2')] }]);
+    await upstreams(dst, [mid], [{ upstreamType: 'FIELD_SET', upstreams: [field(mid, 'id2')], downstreamType: 'FIELD', downstreams: [field(dst, 'id3')] }]);
+    const down = await lineage({ urn: field(src, 'id'), direction: 'DOWNSTREAM', maxHops: 5 });
+    expect(down.body.value.entities.map((e: any) => [e.degree, e.entity])).toEqual([
+      [1, field(mid, 'id2')],
+      [2, field(dst, 'id3')],
+    ]);
+    // Dataset-level lineage does not wander into columns.
+    expect(found(await lineage({ urn: src, direction: 'DOWNSTREAM', maxHops: 5 }))).toEqual([`1:hive,colmid,PROD)`, `2:hive,coldst,PROD)`]);
+    // Replacing the aspect without the column mapping removes the column edge.
+    await upstreams(dst, [mid]);
+    const after = await lineage({ urn: field(src, 'id'), direction: 'DOWNSTREAM', maxHops: 5 });
+    expect(after.body.value.entities.map((e: any) => e.entity)).toEqual([field(mid, 'id2')]);
+  });
+
+  test('GraphQL scrollAcrossLineage answers in DataHub shapes', async () => {
+    const query = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { nextScrollId total truncated truncatedBy
+      searchResults { degree entity { urn type ... on Dataset { name platform { name } properties { description } } } paths { path { urn type } } } } }`;
+    const res = await svc.call('POST', '/api/graphql', { query, variables: { input: { urn: ds('a'), direction: 'DOWNSTREAM', count: 10, types: ['DATASET'], orFilters: [{ and: [{ field: 'degree', condition: 'EQUAL', values: ['1'] }, { field: 'removed', condition: 'EQUAL', values: ['true'], negated: true }] }] } } }, bearer(token));
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    const data = res.body.data.scrollAcrossLineage;
+    expect(data.searchResults.map((r: any) => r.entity.urn).sort()).toEqual([ds('b'), ds('h')].sort());
+    expect(data.searchResults[0]).toMatchObject({ degree: 1, entity: { type: 'DATASET', platform: { name: 'hive' } } });
+    expect(data.searchResults[0].paths[0].path[0]).toEqual({ urn: ds('a'), type: 'DATASET' });
+  });
+
+  describe('PATCH: atomic read-modify-write, versioned like UPSERT, edges follow', () => {
+    const target = ds('patched');
+    const versions = async (aspect: string) => (await svc.call('GET', `/aspects/${enc(target)}?aspect=${aspect}&version=0`)).body;
+    const rel = async (types: string) => (await svc.call('GET', `/relationships?urn=${enc(target)}&direction=OUTGOING&types=List(${types})`)).body.entities as string[];
+    const history = async (aspect: string) => {
+      const res = await svc.call('GET', `/aspects/${enc(target)}?aspect=${aspect}&version=1`);
+      return res.status;
+    };
+
+    test('upstreamLineage: add and remove an upstream, on a missing aspect first', async () => {
+      const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+      expect((await propose(target, 'upstreamLineage', [{ op: 'add', path: `/upstreams/${esc(ds('a'))}`, value: { dataset: ds('a'), type: 'COPY' } }], 'PATCH')).status).toBe(200);
+      expect(await rel('DownstreamOf')).toEqual([ds('a')]);
+      expect(await history('upstreamLineage')).toBe(404);
+      await propose(target, 'upstreamLineage', [{ op: 'add', path: `/upstreams/${ds('b')}`, value: { dataset: ds('b'), type: 'COPY' } }], 'PATCH');
+      expect((await rel('DownstreamOf')).sort()).toEqual([ds('a'), ds('b')].sort());
+      expect(await history('upstreamLineage')).toBe(200);
+      await propose(target, 'upstreamLineage', [{ op: 'remove', path: `/upstreams/${ds('a')}` }], 'PATCH');
+      expect(await rel('DownstreamOf')).toEqual([ds('b')]);
+      const latest = await versions('upstreamLineage');
+      expect(latest.aspect['com.linkedin.dataset.UpstreamLineage'].upstreams.map((u: any) => u.dataset)).toEqual([ds('b')]);
+    });
+
+    test('globalTags: add/remove by tag (both DataHub forms)', async () => {
+      await propose(target, 'globalTags', { arrayPrimaryKeys: { tags: ['attribution\u241fsource', 'tag'] }, patch: [{ op: 'add', path: `/tags//urn:li:tag:${id}t1`, value: { tag: `urn:li:tag:${id}t1` } }] }, 'PATCH');
+      await propose(target, 'globalTags', [{ op: 'add', path: `/tags/urn:li:tag:${id}t2`, value: { tag: `urn:li:tag:${id}t2` } }], 'PATCH');
+      expect((await rel('TaggedWith')).sort()).toEqual([`urn:li:tag:${id}t1`, `urn:li:tag:${id}t2`]);
+      await propose(target, 'globalTags', [{ op: 'remove', path: `/tags/urn:li:tag:${id}t1` }], 'PATCH');
+      expect(await rel('TaggedWith')).toEqual([`urn:li:tag:${id}t2`]);
+    });
+
+    test('ownership: add by owner + type, remove by owner', async () => {
+      const u = (n: string) => `urn:li:corpuser:${id}${n}`;
+      await propose(target, 'ownership', [{ op: 'add', path: `/owners/${u('1')}/DATAOWNER`, value: { owner: u('1'), type: 'DATAOWNER' } }], 'PATCH');
+      await propose(target, 'ownership', [{ op: 'add', path: `/owners/${u('1')}/TECHNICAL_OWNER`, value: { owner: u('1'), type: 'TECHNICAL_OWNER' } }], 'PATCH');
+      await propose(target, 'ownership', [{ op: 'add', path: `/owners/${u('2')}/DATAOWNER`, value: { owner: u('2'), type: 'DATAOWNER' } }], 'PATCH');
+      let owners = (await versions('ownership')).aspect['com.linkedin.common.Ownership'].owners;
+      expect(owners).toHaveLength(3);
+      await propose(target, 'ownership', [{ op: 'remove', path: `/owners/${u('1')}` }], 'PATCH');
+      owners = (await versions('ownership')).aspect['com.linkedin.common.Ownership'].owners;
+      expect(owners.map((o: any) => o.owner)).toEqual([u('2')]);
+      expect(await rel('OwnedBy')).toEqual([u('2')]);
+    });
+
+    test('datasetProperties: custom property set and remove; a bad patch is a 400 and writes nothing', async () => {
+      await propose(target, 'datasetProperties', [{ op: 'add', path: '/customProperties/k1', value: 'v1' }, { op: 'add', path: '/customProperties/k2', value: 'v2' }], 'PATCH');
+      await propose(target, 'datasetProperties', [{ op: 'remove', path: '/customProperties/k1' }], 'PATCH');
+      expect((await versions('datasetProperties')).aspect['com.linkedin.dataset.DatasetProperties'].customProperties).toEqual({ k2: 'v2' });
+      expect((await propose(target, 'datasetProperties', [{ op: 'move', path: '/x' }], 'PATCH')).status).toBe(400);
+      // A patch whose result breaks the schema is refused like an UPSERT would be.
+      expect((await propose(target, 'datasetProperties', [{ op: 'add', path: '/customProperties/k3', value: 5 }], 'PATCH')).status).toBe(422);
+      expect((await versions('datasetProperties')).aspect['com.linkedin.dataset.DatasetProperties'].customProperties).toEqual({ k2: 'v2' });
+    });
+
+    test('concurrent PATCHes of one aspect all land (the read-modify-write is atomic)', async () => {
+      const n = 8;
+      await Promise.all(Array.from({ length: n }, (_, i) => propose(target, 'datasetProperties', [{ op: 'add', path: `/customProperties/c${i}`, value: String(i) }], 'PATCH')));
+      const props = (await versions('datasetProperties')).aspect['com.linkedin.dataset.DatasetProperties'].customProperties;
+      for (let i = 0; i < n; i++) expect(props[`c${i}`]).toBe(String(i));
+    });
+  });
+});

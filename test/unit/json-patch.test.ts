@@ -1,0 +1,106 @@
+import { applyPatch, parsePatch } from '../../src/services/patch/json-patch';
+import { columnEdgesOf } from '../../src/services/lineage/column-edges';
+import { InvalidInputError } from '../../src/model/errors';
+
+const up = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
+const field = (ds: string, f: string) => `urn:li:schemaField:(${up(ds)},${f})`;
+const patch = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(aspect, current, parsePatch(body));
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+describe('DataHub PATCH semantics', () => {
+  test('upstreamLineage: add keyed by upstream dataset (JSON-pointer escaped), replace same key, remove', () => {
+    const a = patch('upstreamLineage', null, [{ op: 'add', path: `/upstreams/${esc(up('a/x'))}`, value: { dataset: up('a/x'), type: 'COPY' } }]);
+    expect(a).toEqual({ upstreams: [{ dataset: up('a/x'), type: 'COPY' }] });
+    const b = patch('upstreamLineage', a, [
+      { op: 'add', path: `/upstreams/${esc(up('a/x'))}`, value: { dataset: up('a/x'), type: 'TRANSFORMED' } },
+      { op: 'add', path: `/upstreams/${up('b')}`, value: { dataset: up('b'), type: 'COPY' } },
+    ]);
+    expect(b.upstreams).toEqual([{ dataset: up('a/x'), type: 'TRANSFORMED' }, { dataset: up('b'), type: 'COPY' }]);
+    const c = patch('upstreamLineage', b, [{ op: 'remove', path: `/upstreams/${esc(up('a/x'))}`, value: {} }]);
+    expect(c.upstreams).toEqual([{ dataset: up('b'), type: 'COPY' }]);
+    // Removing what is not there changes nothing.
+    expect(patch('upstreamLineage', c, [{ op: 'remove', path: `/upstreams/${up('zzz')}` }])).toEqual(c);
+  });
+
+  test('fineGrainedLineages: /fineGrainedLineages/<op>/<downstream>/<query>/<upstream> merges upstreams per downstream', () => {
+    const d = field('d', 'c1');
+    const a = patch('upstreamLineage', { upstreams: [] }, [
+      { op: 'add', path: `/fineGrainedLineages/NONE/${d}/NONE/${field('u', 'c1')}`, value: { confidenceScore: 1 } },
+      { op: 'add', path: `/fineGrainedLineages/NONE/${d}/NONE/${field('u', 'c2')}`, value: { confidenceScore: 0.5 } },
+    ]);
+    expect(a.fineGrainedLineages).toEqual([
+      { upstreamType: 'FIELD_SET', upstreams: [field('u', 'c1'), field('u', 'c2')], downstreamType: 'FIELD', downstreams: [d], confidenceScore: 1 },
+    ]);
+    const b = patch('upstreamLineage', a, [{ op: 'remove', path: `/fineGrainedLineages/NONE/${d}/NONE/${field('u', 'c1')}` }]);
+    expect((b.fineGrainedLineages as { upstreams: string[] }[])[0].upstreams).toEqual([field('u', 'c2')]);
+    const c = patch('upstreamLineage', b, [{ op: 'remove', path: `/fineGrainedLineages/NONE/${d}` }]);
+    expect(c.fineGrainedLineages).toBeUndefined();
+    expect(columnEdgesOf('upstreamLineage', a)).toEqual([
+      { source: d, target: field('u', 'c1') },
+      { source: d, target: field('u', 'c2') },
+    ]);
+  });
+
+  test('globalTags with arrayPrimaryKeys (attribution␟source, tag) and plain form', () => {
+    const a = patch('globalTags', null, { arrayPrimaryKeys: { tags: ['attribution\u241fsource', 'tag'] }, patch: [{ op: 'add', path: '/tags//urn:li:tag:t1', value: { tag: 'urn:li:tag:t1' } }] });
+    expect(a).toEqual({ tags: [{ tag: 'urn:li:tag:t1' }] });
+    const b = patch('globalTags', a, [{ op: 'add', path: '/tags/urn:li:tag:t2', value: { tag: 'urn:li:tag:t2' } }]);
+    expect(b.tags).toEqual([{ tag: 'urn:li:tag:t1' }, { tag: 'urn:li:tag:t2' }]);
+    const c = patch('globalTags', b, { arrayPrimaryKeys: { tags: ['tag', 'attribution\u241fsource'] }, patch: [{ op: 'remove', path: '/tags/urn:li:tag:t1', value: {} }] });
+    expect(c.tags).toEqual([{ tag: 'urn:li:tag:t2' }]);
+  });
+
+  test('ownership keyed by owner + type: remove by owner drops every type; by owner/type only that one', () => {
+    const keys = { arrayPrimaryKeys: { owners: ['owner', 'type', 'typeUrn', 'attribution\u241fsource'] } };
+    let v = patch('ownership', null, { ...keys, patch: [{ op: 'add', path: '/owners/urn:li:corpuser:u1/DATAOWNER//', value: { owner: 'urn:li:corpuser:u1', type: 'DATAOWNER' } }] });
+    v = patch('ownership', v, { ...keys, patch: [{ op: 'add', path: '/owners/urn:li:corpuser:u1/TECHNICAL_OWNER//', value: { owner: 'urn:li:corpuser:u1', type: 'TECHNICAL_OWNER' } }] });
+    v = patch('ownership', v, [{ op: 'add', path: '/owners/urn:li:corpuser:u2/DATAOWNER', value: { owner: 'urn:li:corpuser:u2', type: 'DATAOWNER' } }]);
+    expect((v.owners as unknown[]).length).toBe(3);
+    expect(v.lastModified).toEqual({ time: 0, actor: 'urn:li:corpuser:unknown' });
+    const onlyType = patch('ownership', v, [{ op: 'remove', path: '/owners/urn:li:corpuser:u1/TECHNICAL_OWNER' }]);
+    expect(onlyType.owners).toEqual([{ owner: 'urn:li:corpuser:u1', type: 'DATAOWNER' }, { owner: 'urn:li:corpuser:u2', type: 'DATAOWNER' }]);
+    const allTypes = patch('ownership', v, [{ op: 'remove', path: '/owners/urn:li:corpuser:u1' }]);
+    expect(allTypes.owners).toEqual([{ owner: 'urn:li:corpuser:u2', type: 'DATAOWNER' }]);
+  });
+
+  test('glossaryTerms by term; customProperties by key; plain fields', () => {
+    const t = patch('glossaryTerms', null, { arrayPrimaryKeys: { terms: ['urn', 'attribution\u241fsource'] }, patch: [{ op: 'add', path: '/terms/urn:li:glossaryTerm:g/', value: { urn: 'urn:li:glossaryTerm:g' } }] });
+    expect(t).toEqual({ terms: [{ urn: 'urn:li:glossaryTerm:g' }], auditStamp: { time: 0, actor: 'urn:li:corpuser:unknown' } });
+    expect(patch('glossaryTerms', t, [{ op: 'remove', path: '/terms/urn:li:glossaryTerm:g' }]).terms).toEqual([]);
+    const p = patch('datasetProperties', { name: 'n', customProperties: { a: '1', b: '2' } }, [
+      { op: 'add', path: '/customProperties/c', value: '3' },
+      { op: 'remove', path: '/customProperties/a', value: {} },
+      { op: 'add', path: '/description', value: 'd' },
+    ]);
+    expect(p).toEqual({ name: 'n', customProperties: { b: '2', c: '3' }, description: 'd' });
+  });
+
+  test('dataJobInputOutput, chartInfo, dashboardInfo edges keyed by destinationUrn; string arrays by value', () => {
+    const j = patch('dataJobInputOutput', null, [
+      { op: 'add', path: `/inputDatasetEdges/${up('a')}`, value: { destinationUrn: up('a') } },
+      { op: 'add', path: `/outputDatasetEdges/${up('b')}`, value: { destinationUrn: up('b') } },
+      { op: 'add', path: `/inputDatasets/${up('c')}`, value: up('c') },
+    ]);
+    expect(j).toEqual({ inputDatasets: [up('c')], outputDatasets: [], inputDatasetEdges: [{ destinationUrn: up('a') }], outputDatasetEdges: [{ destinationUrn: up('b') }] });
+    const c = patch('chartInfo', null, [{ op: 'add', path: `/inputEdges/${up('a')}`, value: { destinationUrn: up('a') } }]);
+    expect(c.inputEdges).toEqual([{ destinationUrn: up('a') }]);
+    expect(c.title).toBe('');
+    const d = patch('dashboardInfo', { title: 't', description: '', lastModified: {}, chartEdges: [{ destinationUrn: 'urn:li:chart:(l,c)' }] }, [
+      { op: 'remove', path: '/chartEdges/urn:li:chart:(l,c)' },
+    ]);
+    expect(d.chartEdges).toEqual([]);
+  });
+
+  test('whole-array add replaces it; unkeyed arrays take RFC 6902 indexes', () => {
+    expect(patch('globalTags', { tags: [{ tag: 'urn:li:tag:a' }] }, [{ op: 'add', path: '/tags', value: [{ tag: 'urn:li:tag:b' }] }]).tags).toEqual([{ tag: 'urn:li:tag:b' }]);
+    expect(patch('subTypes', { typeNames: ['a'] }, [{ op: 'add', path: '/typeNames/-', value: 'b' }])).toEqual({ typeNames: ['a', 'b'] });
+  });
+
+  test('malformed patches are InvalidInputError', () => {
+    expect(() => parsePatch({ nope: 1 })).toThrow(InvalidInputError);
+    expect(() => parsePatch([{ op: 'move', path: '/a' }])).toThrow(InvalidInputError);
+    expect(() => parsePatch([{ op: 'add', path: 'a', value: 1 }])).toThrow(InvalidInputError);
+    expect(() => parsePatch([{ op: 'add', path: '/a' }])).toThrow(InvalidInputError);
+    expect(() => patch('subTypes', { typeNames: ['a'] }, [{ op: 'add', path: '/typeNames/9', value: 'b' }])).toThrow(InvalidInputError);
+  });
+});
