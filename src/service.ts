@@ -104,6 +104,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   await graph.ensureSchema();
 
   const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX);
+  await aspectStore.prepareWrites();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
   const indexer = new SearchIndexer(
     registry,

@@ -1,4 +1,5 @@
 import neo4j from 'neo4j-driver';
+import type { ManagedTransaction } from 'neo4j-driver';
 import type { Neo4jStore } from './neo4j';
 
 export interface AuditStamp {
@@ -115,6 +116,33 @@ export class AspectStore {
   }
 
   /**
+   * Rehearses a write group that uses every write statement, on a scratch entity, and rolls it back: planning the
+   * statements cold takes about a second, which the first writes of a fresh service would otherwise spend queued.
+   * (Parameters must have the shapes of real ones: Neo4j keys its plan cache by parameter types.)
+   */
+  async prepareWrites(): Promise<void> {
+    const now = Date.now();
+    const urn = 'urn:li:corpuser:__write_path_rehearsal__';
+    const field = (n: number) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:rehearsal,t,PROD),c${n})`;
+    const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
+    const plan: GroupPlan = {
+      wipes: [{ urn, names: ['a'] }, { urn, names: null }],
+      rows: [
+        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, stored: true, latest: value, systemMetadata: '{}' },
+        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, stored: false, latest: null, systemMetadata: '{}' },
+      ],
+      removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
+      removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
+      targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
+      createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
+      createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
+      entities: [{ urn, changed: true, hasAspects: true, wiped: false }],
+    };
+    const request: LockRequest = { urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] };
+    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null })));
+  }
+
+  /**
    * One group of writes in one transaction: locks and reads the entities (`writes/lock`), lets `plan` decide everything
    * in memory, then applies the plan with a fixed set of UNWIND statements. `plan` runs inside the transaction function,
    * so it may run again when the driver retries a transient error: it must not keep state between calls.
@@ -125,32 +153,34 @@ export class AspectStore {
     timeoutMs: number,
     plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
   ): Promise<T> {
-    const ns = this.outboxNamespace;
-    return this.neo4j.write(
-      'ingest.group',
-      async (tx) => {
-        const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
-        const locked = new Map<string, LockedEntity>();
-        for (const r of records) {
-          locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
-        }
-        const { plan: p, result } = plan(locked);
-        // Pipelined: one round trip for the whole plan; the statements still run in this order.
-        const runs: Promise<unknown>[] = [];
-        const run = (name: string, params: Record<string, unknown>) => runs.push(tx.run(this.statement(name), params));
-        if (p.wipes.length) run('writes/wipe', { wipes: p.wipes });
-        if (p.rows.length) run('writes/aspects', { rows: p.rows });
-        if (p.removeEdges.length) run('writes/removeEdges', { edges: p.removeEdges });
-        if (p.removeColumnEdges.length) run('writes/removeColumnEdges', { edges: p.removeColumnEdges });
-        if (p.targets.length) run('writes/targets', { targets: p.targets, now });
-        if (p.createEdges.length) run('writes/createEdges', { edges: p.createEdges });
-        if (p.createColumnEdges.length) run('writes/createColumnEdges', { edges: p.createColumnEdges });
-        if (p.entities.length) run('writes/finish', { entities: p.entities, now, ns });
-        await Promise.all(runs);
-        return result;
-      },
-      timeoutMs,
-    );
+    return this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan), timeoutMs);
+  }
+
+  private async applyGroup<T>(
+    tx: ManagedTransaction,
+    requests: LockRequest[],
+    now: number,
+    plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
+  ): Promise<T> {
+    const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
+    const locked = new Map<string, LockedEntity>();
+    for (const r of records) {
+      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
+    }
+    const { plan: p, result } = plan(locked);
+    // Pipelined: one round trip for the whole plan; the statements still run in this order.
+    const runs: Promise<unknown>[] = [];
+    const run = (name: string, params: Record<string, unknown>) => runs.push(tx.run(this.statement(name), params));
+    if (p.wipes.length) run('writes/wipe', { wipes: p.wipes });
+    if (p.rows.length) run('writes/aspects', { rows: p.rows });
+    if (p.removeEdges.length) run('writes/removeEdges', { edges: p.removeEdges });
+    if (p.removeColumnEdges.length) run('writes/removeColumnEdges', { edges: p.removeColumnEdges });
+    if (p.targets.length) run('writes/targets', { targets: p.targets, now });
+    if (p.createEdges.length) run('writes/createEdges', { edges: p.createEdges });
+    if (p.createColumnEdges.length) run('writes/createColumnEdges', { edges: p.createColumnEdges });
+    if (p.entities.length) run('writes/finish', { entities: p.entities, now, ns: this.outboxNamespace });
+    await Promise.all(runs);
+    return result;
   }
 
   async latest(urn: string, names: string[] | null): Promise<StoredAspect[]> {

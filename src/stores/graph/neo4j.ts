@@ -140,6 +140,20 @@ export class Neo4jStore {
     }
   }
 
+  /** Runs `work` in a write transaction that is always rolled back (warming Neo4j's plan cache without writing). */
+  async rehearse(caller: string, work: (tx: ManagedTransaction) => Promise<unknown>): Promise<void> {
+    const session = this.driver.session({ database: this.options.database, defaultAccessMode: neo4j.session.WRITE });
+    const tx = session.beginTransaction({ metadata: { app: 'graph-metadata-service', caller } });
+    try {
+      await work(tx as unknown as ManagedTransaction);
+    } catch (err) {
+      throw translateNeo4jError(err);
+    } finally {
+      await tx.rollback().catch(() => undefined);
+      await session.close().catch(() => undefined);
+    }
+  }
+
   /** Runs one named statement in its own read transaction and returns the records. */
   async query(caller: string, statement: string, params: Record<string, unknown> = {}): Promise<Neo4jRecord[]> {
     const text = this.cypher.get(statement);
