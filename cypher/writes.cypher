@@ -47,8 +47,9 @@ RETURN x.urn AS urn, e.rev AS rev, created, aspects
 // else the group writes to those entities.
 UNWIND $wipes AS w
 CALL (w) {
+  // name/version IS NOT NULL lets Neo4j seek the (urn, name, version) constraint index instead of scanning every aspect.
   MATCH (a:Aspect {urn: w.urn})
-  WHERE w.names IS NULL OR a.name IN w.names
+  WHERE a.name IS NOT NULL AND a.version IS NOT NULL AND (w.names IS NULL OR a.name IN w.names)
   DETACH DELETE a
 }
 CALL (w) {
