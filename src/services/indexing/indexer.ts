@@ -14,6 +14,8 @@ export interface IndexerOptions {
   pollMs: number;
   leaseMs?: number;
   maxBackoffMs?: number;
+  /** Pause after a batch that was not full, so the next one gathers more entries (each batch costs 3 Neo4j round trips and a bulk request). */
+  lingerMs?: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export class SearchIndexer {
   /** Entity types whose index is known to exist with the current mapping; indices are created on first write. */
   private readonly readyIndices = new Set<string>();
   private failures = 0;
+  private lingering = false;
   private readonly events = new EventEmitter();
 
   constructor(
@@ -56,7 +59,7 @@ export class SearchIndexer {
 
   /** Cuts the idle wait short after a write (never a back-off wait). */
   notify(): void {
-    if (this.failures === 0) this.wake?.();
+    if (this.failures === 0 && !this.lingering) this.wake?.();
   }
 
   /**
@@ -159,6 +162,11 @@ export class SearchIndexer {
             this.failures = 0;
           }
           this.events.emit('batch');
+          if (entries.length < this.options.batchSize && this.options.lingerMs) {
+            this.lingering = true;
+            await this.sleep(this.options.lingerMs);
+            this.lingering = false;
+          }
         }
       } catch (err) {
         this.failures++;
