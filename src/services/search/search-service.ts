@@ -16,6 +16,22 @@ export interface SearchRequest {
   filter?: unknown;
 }
 
+export interface BrowseRequest {
+  path: string;
+  entity: string;
+  start: number;
+  limit: number;
+  filter?: unknown;
+}
+
+export interface AutocompleteRequest {
+  query: string;
+  entity: string;
+  limit: number;
+  field?: string;
+  filter?: unknown;
+}
+
 function lastSegment(path: string): string {
   const parts = path.split('/').filter(Boolean);
   return parts[parts.length - 1] ?? '';
@@ -126,7 +142,8 @@ export class SearchService {
     return this.engine.search(index, { ...body, size: count, ...(after ? { search_after: after } : {}) });
   }
 
-  async browse(request: { path: string; entity: string; start: number; limit: number; filter?: unknown }) {
+  /** The two engine requests of a browse: the groups one level below the path, and the entities at it. */
+  buildBrowse(request: BrowseRequest): { index: string; path: string; groups: Body; items: Body } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     if (request.limit > MAX_COUNT) throw new InvalidInputError(`limit must be at most ${MAX_COUNT}`);
@@ -134,18 +151,28 @@ export class SearchService {
     const filter = filterQuery(parseFilter(request.filter), schema);
     const under: Body[] = [NOT_REMOVED, { term: { browsePathPrefixes: path } }, ...(filter ? [filter] : [])];
     const groupPattern = `${escapeRegex(path === '/' ? '' : path)}/[^/]+`;
-    const groups = await this.engine.search(this.names.entity(entity.name), {
-      size: 0,
-      query: { bool: { filter: under } },
-      aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: 1000, order: { _key: 'asc' } } } },
-    });
-    const items = await this.engine.search(this.names.entity(entity.name), {
-      from: request.start,
-      size: request.limit,
-      query: { bool: { filter: [NOT_REMOVED, { term: { browsePathParents: path } }, ...(filter ? [filter] : [])] } },
-      sort: [{ urn: 'asc' }],
-      _source: ['urn', 'browsePaths'],
-    });
+    return {
+      index: this.names.entity(entity.name),
+      path,
+      groups: {
+        size: 0,
+        query: { bool: { filter: under } },
+        aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: 1000, order: { _key: 'asc' } } } },
+      },
+      items: {
+        from: request.start,
+        size: request.limit,
+        query: { bool: { filter: [NOT_REMOVED, { term: { browsePathParents: path } }, ...(filter ? [filter] : [])] } },
+        sort: [{ urn: 'asc' }],
+        _source: ['urn', 'browsePaths'],
+      },
+    };
+  }
+
+  async browse(request: BrowseRequest) {
+    const { index, path, groups: groupsBody, items: itemsBody } = this.buildBrowse(request);
+    const groups = await this.engine.search(index, groupsBody);
+    const items = await this.engine.search(index, itemsBody);
     const hits = await this.live(items.hits);
     const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
     return {
@@ -167,14 +194,15 @@ export class SearchService {
     };
   }
 
-  async autocomplete(request: { query: string; entity: string; limit: number; field?: string; filter?: unknown }) {
+  /** The engine request of an autocomplete. */
+  buildAutocomplete(request: AutocompleteRequest): { index: string; query: string; limit: number; body: Body } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     const query = (request.query ?? '').trim();
     const limit = Math.min(Math.max(request.limit, 1), 100);
     const filter = filterQuery(parseFilter(request.filter), schema);
     const lower = query.toLowerCase();
-    const result = await this.engine.search(this.names.entity(entity.name), {
+    const body: Body = {
       size: limit * 4,
       query: {
         bool: {
@@ -192,7 +220,14 @@ export class SearchService {
         },
       },
       _source: ['urn', 'autocomplete'],
-    });
+    };
+    return { index: this.names.entity(entity.name), query, limit, body };
+  }
+
+  async autocomplete(request: AutocompleteRequest) {
+    const { index, query, limit, body } = this.buildAutocomplete(request);
+    const lower = query.toLowerCase();
+    const result = await this.engine.search(index, body);
     const hits = await this.live(result.hits);
     const suggestions: string[] = [];
     const entities: { urn: string }[] = [];
