@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../../model/errors';
 import type { EntitySpec, Registry } from '../../model/registry';
-import type { AspectStore } from '../../stores/graph/aspect-store';
-import type { Body, SearchEngine, SearchHit } from '../../stores/search/engine';
+import type { Body, SearchEngine } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
+import type { DeletedHitGuard } from './deleted-hit-guard';
 import { escapeRegex, filterQuery, NOT_REMOVED, parseFilter, SearchSchema, textQuery, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
@@ -43,7 +43,7 @@ function normalizePath(raw: string): string {
   return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }
 
-/** Full-text search, browse and autocomplete over the derived index; hits are checked against Neo4j. */
+/** Full-text search, browse and autocomplete over the derived index; hits of hard-deleted entities are dropped (DeletedHitGuard). */
 export class SearchService {
   private readonly schemas = new Map<string, SearchSchema>();
 
@@ -51,7 +51,7 @@ export class SearchService {
     private readonly registry: Registry,
     private readonly engine: SearchEngine,
     private readonly names: IndexNames,
-    private readonly aspects: AspectStore,
+    private readonly guard: DeletedHitGuard,
   ) {}
 
   private schema(entity: EntitySpec): SearchSchema {
@@ -66,12 +66,6 @@ export class SearchService {
   private entity(name: unknown): EntitySpec {
     if (typeof name !== 'string' || name === '') throw new InvalidInputError('entity is required');
     return this.registry.entity(name);
-  }
-
-  /** Drops hits whose entity no longer exists in Neo4j (deleted after it was indexed). */
-  private async live(hits: SearchHit[]): Promise<SearchHit[]> {
-    const existing = await this.aspects.existing(hits.map((h) => h.id));
-    return hits.filter((h) => existing.has(h.id));
   }
 
   /** The engine request of a search (exposed for snapshot tests and the benchmark's raw reference). */
@@ -100,8 +94,9 @@ export class SearchService {
 
   async search(request: SearchRequest) {
     const { index, body, schema } = this.buildSearch(request);
+    const live = this.guard.begin();
     const result = await this.page(index, body, request.start, request.count);
-    const hits = await this.live(result.hits);
+    const hits = await live(result.hits);
     const facetMetadata = schema.facets.map((facet) => {
       const buckets = ((result.aggregations?.[facet] as { values?: { buckets?: { key: unknown; doc_count: number }[] } })?.values?.buckets ?? []);
       return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
@@ -171,9 +166,9 @@ export class SearchService {
 
   async browse(request: BrowseRequest) {
     const { index, path, groups: groupsBody, items: itemsBody } = this.buildBrowse(request);
-    const groups = await this.engine.search(index, groupsBody);
-    const items = await this.engine.search(index, itemsBody);
-    const hits = await this.live(items.hits);
+    const live = this.guard.begin();
+    const [groups, items] = await Promise.all([this.engine.search(index, groupsBody), this.engine.search(index, itemsBody)]);
+    const hits = await live(items.hits);
     const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
     return {
       value: {
@@ -227,8 +222,9 @@ export class SearchService {
   async autocomplete(request: AutocompleteRequest) {
     const { index, query, limit, body } = this.buildAutocomplete(request);
     const lower = query.toLowerCase();
+    const live = this.guard.begin();
     const result = await this.engine.search(index, body);
-    const hits = await this.live(result.hits);
+    const hits = await live(result.hits);
     const suggestions: string[] = [];
     const entities: { urn: string }[] = [];
     for (const hit of hits) {
