@@ -135,7 +135,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     aspectValidators: { testInfo: testInfoValidator(registry) },
   });
   const retrieval = new RetrievalService(registry, aspectStore);
-  const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(new DeletedHitsStore(graph, config.SEARCH_INDEX_PREFIX)));
+  const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(new DeletedHitsStore(graph, config.SEARCH_INDEX_PREFIX, config.BACKEND_TIMEOUT_MS)));
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);

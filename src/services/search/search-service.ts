@@ -86,7 +86,8 @@ export class SearchService {
       ...(postFilter ? { post_filter: postFilter } : {}),
       aggs,
       sort: ['_score', { urn: 'asc' }],
-      _source: ['urn'],
+      // Hits are read by id and highlight only.
+      _source: false,
       highlight: { pre_tags: [''], post_tags: [''], number_of_fragments: 0, require_field_match: false, fields: { '*': {} } },
     };
     return { index: this.names.entity(entity.name), body, schema };
