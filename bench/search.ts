@@ -1,96 +1,195 @@
 import { join } from 'node:path';
+import neo4j from 'neo4j-driver';
 import { loadConfig } from '../src/config';
+import { defaultBrowsePaths } from '../src/model/browse-paths';
+import { contentHash } from '../src/model/canonical';
 import { Registry } from '../src/model/registry';
+import { parseUrn } from '../src/model/urn';
+import { buildDocument } from '../src/services/indexing/document';
 import { SearchService } from '../src/services/search/search-service';
 import { createSearchEngine } from '../src/stores/search/adapters';
-import { IndexNames } from '../src/stores/search/mappings';
-import { backends, flag, report, ROOT, runLoad, startServiceProcess } from './lib';
+import type { BulkOperation, SearchEngine } from '../src/stores/search/engine';
+import { entityIndexDefinition, IndexNames } from '../src/stores/search/mappings';
+import { backends, flag, report, ROOT, runLoad, startServiceProcess, stringFlag, type RunResult } from './lib';
 
 /**
- * Search, browse and autocomplete latency on N datasets (default 100,000), beside the same search body sent straight
- * to the engine (built by the same query builder, without the service's HTTP, validation and Neo4j hit check).
- *   npx tsx bench/search.ts [--datasets 100000] [--requests 5000] [--concurrency 8]
+ * Search, autocomplete and browse on N datasets (default 100,000), each beside the same engine requests sent straight to
+ * the engine (built by the service's own builders, without its HTTP, validation and deleted-hit guard): p50 at one
+ * client, throughput at --concurrency clients, and their ratios.
+ *   npx tsx bench/search.ts [--datasets 100000] [--requests 2000] [--concurrency 8] [--seed direct|service|none]
+ * --seed direct (default) writes entities, latest aspects and documents straight into Neo4j and the engine (what the
+ * write path and the indexer would store, without edges and history); service: through ingestProposalBatch (slow);
+ * none: reuse what BENCH_NEO4J_URI / BENCH_SEARCH_URL already hold.
  */
 const datasets = flag('datasets', 100_000);
-const requests = flag('requests', 5000);
+const requests = flag('requests', 2000);
 const concurrency = flag('concurrency', 8);
+const seedMode = stringFlag('seed', 'direct');
 const PLATFORMS = ['hive', 'kafka', 'snowflake', 'postgres', 'bigquery'];
 const WORDS = ['orders', 'customers', 'payments', 'events', 'sessions', 'invoices', 'products', 'inventory', 'clicks', 'refunds'];
+const INDEX = 'datasetindex_v2';
 
 const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:${PLATFORMS[i % 5]},db${i % 37}.${WORDS[i % 10]}_${i},PROD)`;
 
-function proposals(i: number) {
-  const urn = urnOf(i);
-  const p = (aspectName: string, value: unknown) => ({ entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } });
-  return [
-    p('datasetProperties', { name: `${WORDS[i % 10]}_${i}`, description: `${WORDS[(i + 3) % 10]} data for ${WORDS[(i + 5) % 10]} analytics, row ${i}` }),
-    p('globalTags', { tags: [{ tag: `urn:li:tag:tier${i % 4}` }] }),
-    p('ownership', { owners: [{ owner: `urn:li:corpuser:owner${i % 100}`, type: 'DATAOWNER' }] }),
-  ];
+function aspectsOf(i: number): Record<string, Record<string, unknown>> {
+  return {
+    datasetProperties: { name: `${WORDS[i % 10]}_${i}`, description: `${WORDS[(i + 3) % 10]} data for ${WORDS[(i + 5) % 10]} analytics, row ${i}` },
+    globalTags: { tags: [{ tag: `urn:li:tag:tier${i % 4}` }] },
+    ownership: { owners: [{ owner: `urn:li:corpuser:owner${i % 100}`, type: 'DATAOWNER' }] },
+  };
 }
+
+async function seedThroughService(url: string, engine: SearchEngine) {
+  // One batch at a time: concurrent batches all touching the same few tag nodes queue on their locks.
+  const seed = await runLoad(1, Math.ceil(datasets / 50), async (batch) => {
+    const list = [];
+    for (let i = batch * 50; i < Math.min(datasets, (batch + 1) * 50); i++) {
+      const urn = urnOf(i);
+      for (const [aspectName, value] of Object.entries(aspectsOf(i))) {
+        list.push({ entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } });
+      }
+    }
+    const res = await fetch(`${url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals: list }) });
+    await res.arrayBuffer();
+    return res.ok;
+  });
+  if (seed.errors > 0) throw new Error(`${seed.errors} seeding batches failed`);
+  for (;;) {
+    await engine.refresh(INDEX);
+    if ((await engine.count(INDEX)) >= datasets) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** Latest aspects (key and default browse paths included) as Neo4j nodes, and the indexer's documents, in batches. */
+async function seedDirect(registry: Registry, neo4jUri: string, engine: SearchEngine) {
+  const entity = registry.entity('dataset');
+  if (!(await engine.indexExists(INDEX))) await engine.createIndex(INDEX, entityIndexDefinition(registry, entity));
+  const driver = neo4j.driver(neo4jUri, undefined, { disableLosslessIntegers: true });
+  const now = Date.now();
+  const rev = now * 1000;
+  const systemMetadata = JSON.stringify({ lastObserved: now, runId: 'bench' });
+  const BATCH = 2000;
+  try {
+    for (let from = 0; from < datasets; from += BATCH) {
+      const rows = [];
+      const operations: BulkOperation[] = [];
+      for (let i = from; i < Math.min(datasets, from + BATCH); i++) {
+        const urn = urnOf(i);
+        const parsed = parseUrn(urn);
+        const values = new Map<string, Record<string, unknown>>(Object.entries(aspectsOf(i)));
+        values.set(entity.keyAspect, registry.keyAspectFor(parsed, entity).value);
+        values.set('browsePaths', { paths: defaultBrowsePaths(parsed) });
+        rows.push({ urn, aspects: [...values].map(([name, value]) => ({ name, value: JSON.stringify(value), hash: contentHash(value) })) });
+        operations.push({ op: 'index', index: INDEX, id: urn, doc: buildDocument(registry, entity, urn, values), version: rev });
+      }
+      await driver.executeQuery(
+        `UNWIND $rows AS row
+         MERGE (e:Entity {urn: row.urn}) ON CREATE SET e.type = 'dataset', e.createdAt = $now
+         SET e.rev = $rev
+         WITH e, row
+         UNWIND row.aspects AS a
+         MERGE (e)-[:ASPECT]->(l:Aspect {urn: row.urn, name: a.name, version: 0})
+         SET l.value = a.value, l.hash = a.hash, l.createdTime = $now, l.createdActor = 'urn:li:corpuser:bench', l.systemMetadata = $systemMetadata`,
+        { rows, now, rev, systemMetadata },
+        { database: 'neo4j' },
+      );
+      const failed = (await engine.bulk(operations)).filter((r) => !r.ok);
+      if (failed.length > 0) throw new Error(`${failed.length} documents refused, e.g. ${failed[0].error}`);
+    }
+  } finally {
+    await driver.close();
+  }
+  await engine.refresh(INDEX);
+}
+
+const searches = (n: number) => {
+  switch (n % 4) {
+    case 0:
+      return { input: WORDS[n % 10], entity: 'dataset', start: 0, count: 10 };
+    case 1:
+      return { input: `tags:tier${n % 4}`, entity: 'dataset', start: 0, count: 10 };
+    case 2:
+      return { input: '*', entity: 'dataset', start: 0, count: 10, filter: { or: [{ and: [{ field: 'platform', value: `urn:li:dataPlatform:${PLATFORMS[n % 5]}`, condition: 'EQUAL' }] }] } };
+    default:
+      return { input: `${WORDS[n % 10]}_${(n * 31) % datasets}`, entity: 'dataset', start: 0, count: 10 };
+  }
+};
+const browses = (n: number) => ({ path: `/prod/${PLATFORMS[n % 5]}`, entity: 'dataset', start: 0, limit: 10 });
+const autocompletes = (n: number) => ({ query: `${WORDS[n % 10]}_${n % 9}`, entity: 'dataset', limit: 10 });
 
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
   const rows: Record<string, Record<string, unknown>> = {};
   const service = await startServiceProcess(b, { OUTBOX_BATCH_SIZE: '1000' });
   const engine = createSearchEngine({ engine: 'opensearch', url: b.searchUrl, timeoutMs: 30_000 });
+  const config = loadConfig({ NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl });
+  const registry = Registry.load(join(ROOT, 'schema'), config.URN_NAMESPACE);
   try {
     const seedStart = performance.now();
-    // One batch at a time: concurrent batches all touching the same few tag nodes queue on their locks.
-    const seed = await runLoad(1, Math.ceil(datasets / 50), async (batch) => {
-      const list = [];
-      for (let i = batch * 50; i < Math.min(datasets, (batch + 1) * 50); i++) list.push(...proposals(i));
-      const res = await fetch(`${service.url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals: list }) });
-      await res.arrayBuffer();
-      return res.ok;
-    });
-    if (seed.errors > 0) throw new Error(`${seed.errors} seeding batches failed`);
-    // Wait until the outbox is drained: the index count reaches the dataset count.
-    for (;;) {
-      await engine.refresh('datasetindex_v2');
-      if ((await engine.count('datasetindex_v2')) >= datasets) break;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    rows.seeding = { datasets, aspects: datasets * 3, ingestSeconds: seed.seconds, untilSearchableSeconds: Math.round((performance.now() - seedStart) / 1000) };
+    if (seedMode === 'service') await seedThroughService(service.url, engine);
+    else if (seedMode === 'direct') await seedDirect(registry, b.neo4jUri, engine);
+    rows.seeding = { mode: seedMode, datasets, indexed: await engine.count(INDEX), seconds: Math.round((performance.now() - seedStart) / 1000) };
 
     const post = async (action: string, body: unknown) => {
       const res = await fetch(`${service.url}/entities?action=${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       await res.arrayBuffer();
       return res.ok;
     };
-    const searches = (n: number) => {
-      switch (n % 4) {
-        case 0:
-          return { input: WORDS[n % 10], entity: 'dataset', start: 0, count: 10 };
-        case 1:
-          return { input: `tags:tier${n % 4}`, entity: 'dataset', start: 0, count: 10 };
-        case 2:
-          return { input: '*', entity: 'dataset', start: 0, count: 10, filter: { or: [{ and: [{ field: 'platform', value: `urn:li:dataPlatform:${PLATFORMS[n % 5]}`, condition: 'EQUAL' }] }] } };
-        default:
-          return { input: `${WORDS[n % 10]}_${(n * 31) % datasets}`, entity: 'dataset', start: 0, count: 10 };
-      }
-    };
-    await runLoad(concurrency, 500, (n) => post('search', searches(n)));
-    rows['service search'] = { ...(await runLoad(concurrency, requests, (n) => post('search', searches(n)))) };
-    rows['service browse'] = { ...(await runLoad(concurrency, requests, (n) => post('browse', { path: `/prod/${PLATFORMS[n % 5]}`, entity: 'dataset', start: 0, limit: 10 }))) };
-    rows['service autocomplete'] = { ...(await runLoad(concurrency, requests, (n) => post('autocomplete', { query: `${WORDS[n % 10]}_${n % 9}`, entity: 'dataset', limit: 10 }))) };
-
-    // Raw reference: the same search bodies straight to the engine.
-    const config = loadConfig({ NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl });
-    const registry = Registry.load(join(ROOT, 'schema'), config.URN_NAMESPACE);
+    // The raw reference: the same engine requests, built by the service's own builders, sent straight to the engine.
     const builder = new SearchService(registry, engine, new IndexNames(''), null as never);
-    rows['engine search (raw)'] = {
-      ...(await runLoad(concurrency, requests, async (n) => {
-        const { index, body } = builder.buildSearch(searches(n) as never);
-        await engine.search(index, { ...body, from: 0, size: 10 });
-      })),
+    const operations: Record<string, { service: (n: number) => Promise<boolean>; raw: (n: number) => Promise<void> }> = {
+      search: {
+        service: (n) => post('search', searches(n)),
+        raw: async (n) => {
+          const { index, body } = builder.buildSearch(searches(n));
+          await engine.search(index, { ...body, from: 0, size: 10 });
+        },
+      },
+      autocomplete: {
+        service: (n) => post('autocomplete', autocompletes(n)),
+        raw: async (n) => {
+          const { index, body } = builder.buildAutocomplete(autocompletes(n));
+          await engine.search(index, body);
+        },
+      },
+      browse: {
+        service: (n) => post('browse', browses(n)),
+        raw: async (n) => {
+          const { index, groups, items } = builder.buildBrowse(browses(n));
+          await Promise.all([engine.search(index, groups), engine.search(index, items)]);
+        },
+      },
     };
+    const summary: Record<string, Record<string, unknown>> = {};
+    for (const [name, op] of Object.entries(operations)) {
+      await runLoad(concurrency, 300, op.service);
+      await runLoad(concurrency, 300, op.raw);
+      const one = { service: await runLoad(1, Math.ceil(requests / 4), op.service), raw: await runLoad(1, Math.ceil(requests / 4), op.raw) };
+      const many = { service: await runLoad(concurrency, requests, op.service), raw: await runLoad(concurrency, requests, op.raw) };
+      const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
+      if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);
+      for (const [label, r] of [['1 client', one], [`${concurrency} clients`, many]] as [string, { service: RunResult; raw: RunResult }][]) {
+        rows[`service ${name}, ${label}`] = { ...r.service };
+        rows[`engine ${name} (raw), ${label}`] = { ...r.raw };
+      }
+      summary[name] = {
+        'p50 ms @1 service': one.service.p50,
+        'p50 ms @1 raw': one.raw.p50,
+        'p50 raw/service': Math.round((one.raw.p50 / one.service.p50) * 100) / 100,
+        [`req/s @${concurrency} service`]: many.service.perSecond,
+        [`req/s @${concurrency} raw`]: many.raw.perSecond,
+        'req/s service/raw': Math.round((many.service.perSecond / many.raw.perSecond) * 100) / 100,
+      };
+    }
+    console.table(summary);
+    rows.summary = summary;
   } finally {
     await engine.close();
     await service.stop();
     await b.stop();
   }
-  report('search', rows, { datasets, requests, concurrency });
+  report('search', rows, { datasets, requests, concurrency, seed: seedMode });
 }
 
 main().catch((err) => {

@@ -22,10 +22,18 @@ UNWIND $urns AS urn
 MATCH (o:Outbox {urn: urn, ns: $ns})
 SET o.claimUntil = $retryAt
 
+// @name markApplied
+// Applied hard deletes: the entry stays for the grace period (searches hide the entity while it exists) but no longer
+// counts as pending; `applied` is the revision whose delete was applied, so a later write makes the entry pending again.
+UNWIND $entries AS entry
+MATCH (o:Outbox {urn: entry.urn, ns: $ns})
+WHERE o.rev = entry.rev
+SET o.applied = entry.rev, o.claimUntil = $claimUntil
+
 // @name pending
-// Entries still waiting among the given URNs (all entries when $urns is null).
+// Entries still waiting among the given URNs (all entries when $urns is null); applied deletes are not waiting.
 MATCH (o:Outbox)
-WHERE o.ns = $ns AND ($urns IS NULL OR o.urn IN $urns)
+WHERE o.ns = $ns AND ($urns IS NULL OR o.urn IN $urns) AND (o.applied IS NULL OR o.applied <> o.rev)
 RETURN count(o) AS pending
 
 // @name enqueue

@@ -26,6 +26,8 @@ import { RestoreStore } from './stores/graph/restore-store';
 import { TestService, testInfoValidator } from './services/tests/test-service';
 import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
+import { DeletedHitGuard } from './services/search/deleted-hit-guard';
+import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
 import { GroupWriter } from './services/write-path/group-writer';
@@ -133,7 +135,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     aspectValidators: { testInfo: testInfoValidator(registry) },
   });
   const retrieval = new RetrievalService(registry, aspectStore);
-  const searchService = new SearchService(registry, search, indexNames, aspectStore);
+  const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(new DeletedHitsStore(graph, config.SEARCH_INDEX_PREFIX, config.BACKEND_TIMEOUT_MS)));
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);

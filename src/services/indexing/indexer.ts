@@ -19,6 +19,13 @@ export interface IndexerOptions {
 }
 
 /**
+ * How long an applied hard delete keeps its outbox entry after the engine delete became visible. Searches read the
+ * entries in parallel with the engine (DeletedHitGuard) and trust a read that answered within this time of the
+ * request's start; one fixed value, so every process of a deployment agrees on it.
+ */
+export const DELETE_GRACE_MS = 2000;
+
+/**
  * Keeps the search index in step with Neo4j: drains the outbox written with every aspect change, rebuilds each
  * entity's document from its latest aspects and writes it with the entity revision as external version. When the
  * engine is down it backs off and retries; entries stay in Neo4j until indexed, so nothing acknowledged is lost.
@@ -32,6 +39,8 @@ export class SearchIndexer {
   private failures = 0;
   private lingering = false;
   private readonly events = new EventEmitter();
+  /** Applied deletes waiting out DELETE_GRACE_MS before their outbox entries are removed, oldest first. */
+  private lingering: { entries: OutboxEntry[]; dueAt: number }[] = [];
 
   constructor(
     private readonly registry: Registry,
@@ -88,8 +97,11 @@ export class SearchIndexer {
     }
   }
 
-  /** Indexes the given entries' entities now; returns the entries that are done (indexed, deleted or superseded). */
-  async indexEntries(entries: OutboxEntry[]): Promise<{ done: OutboxEntry[]; failed: OutboxEntry[] }> {
+  /**
+   * Indexes the given entries' entities now; returns the entries that are done (indexed or superseded), to be
+   * acknowledged, and the applied deletes, whose entries are acknowledged here after DELETE_GRACE_MS.
+   */
+  async indexEntries(entries: OutboxEntry[]): Promise<{ done: OutboxEntry[]; failed: OutboxEntry[]; deletes: OutboxEntry[] }> {
     const latest = await this.aspects.latestMany(
       entries.map((e) => e.urn),
       null,
@@ -115,16 +127,35 @@ export class SearchIndexer {
       }
     }
     const failed: OutboxEntry[] = [];
+    const deletes: OutboxEntry[] = [];
+    const deleteIds = new Set(operations.filter((o) => o.op === 'delete').map((o) => `${o.index}\u0000${o.id}`));
     for (const item of await this.engine.bulk(operations)) {
-      const entry = byId.get(`${item.index}\u0000${item.id}`);
+      const key = `${item.index}\u0000${item.id}`;
+      const entry = byId.get(key);
       if (!entry) continue;
-      if (item.ok) done.push(entry);
+      if (item.ok) (deleteIds.has(key) ? deletes : done).push(entry);
       else {
         failed.push(entry);
         if (item.error === 'index_not_found_exception') this.readyIndices.delete(tryParseUrn(entry.urn)?.entityType ?? '');
       }
     }
-    return { done, failed };
+    if (deletes.length > 0) {
+      // Visible to every search from here on; only then may the grace start.
+      await this.engine.refresh([...new Set(deletes.map((e) => this.names.entity(tryParseUrn(e.urn)!.entityType)))].join(','));
+      // Marked so waitUntilIndexed need not wait out the grace; the lease lets another indexer finish them after a crash.
+      await this.outbox.markApplied(deletes, Date.now() + DELETE_GRACE_MS + 1000);
+      this.lingering.push({ entries: deletes, dueAt: performance.now() + DELETE_GRACE_MS });
+    }
+    return { done, failed, deletes };
+  }
+
+  /** Removes the outbox entries of applied deletes whose grace is over. */
+  private async acknowledgeDeletes(): Promise<void> {
+    const now = performance.now();
+    while (this.lingering.length > 0 && this.lingering[0].dueAt <= now) {
+      await this.outbox.acknowledge(this.lingering[0].entries);
+      this.lingering.shift();
+    }
   }
 
   /** Resolves once no outbox entry is left for these URNs (all when null) and the indices are refreshed. */
@@ -149,6 +180,7 @@ export class SearchIndexer {
       let idle = false;
       let entries: OutboxEntry[] = [];
       try {
+        await this.acknowledgeDeletes();
         entries = await this.outbox.claim(this.options.batchSize, this.options.leaseMs ?? 30_000);
         if (entries.length === 0) {
           idle = true;
@@ -179,8 +211,10 @@ export class SearchIndexer {
         await this.sleep(delay);
         continue;
       }
-      if (idle) await this.sleep(this.options.pollMs);
+      if (idle) await this.sleep(this.lingering.length > 0 ? Math.max(0, Math.min(this.options.pollMs, this.lingering[0].dueAt - performance.now())) : this.options.pollMs);
     }
+    // Entries not yet due stay marked applied; their lease runs out after the grace and any indexer finishes them.
+    await this.acknowledgeDeletes().catch(() => undefined);
   }
 
   private backoff(failures: number): number {

@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../../model/errors';
 import type { EntitySpec, Registry } from '../../model/registry';
-import type { AspectStore } from '../../stores/graph/aspect-store';
-import type { Body, SearchEngine, SearchHit } from '../../stores/search/engine';
+import type { Body, SearchEngine } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
+import type { DeletedHitGuard } from './deleted-hit-guard';
 import { escapeRegex, filterQuery, NOT_REMOVED, parseFilter, SearchSchema, textQuery, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
@@ -13,6 +13,22 @@ export interface SearchRequest {
   entity: string;
   start: number;
   count: number;
+  filter?: unknown;
+}
+
+export interface BrowseRequest {
+  path: string;
+  entity: string;
+  start: number;
+  limit: number;
+  filter?: unknown;
+}
+
+export interface AutocompleteRequest {
+  query: string;
+  entity: string;
+  limit: number;
+  field?: string;
   filter?: unknown;
 }
 
@@ -27,7 +43,7 @@ function normalizePath(raw: string): string {
   return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }
 
-/** Full-text search, browse and autocomplete over the derived index; hits are checked against Neo4j. */
+/** Full-text search, browse and autocomplete over the derived index; hits of hard-deleted entities are dropped (DeletedHitGuard). */
 export class SearchService {
   private readonly schemas = new Map<string, SearchSchema>();
 
@@ -35,7 +51,7 @@ export class SearchService {
     private readonly registry: Registry,
     private readonly engine: SearchEngine,
     private readonly names: IndexNames,
-    private readonly aspects: AspectStore,
+    private readonly guard: DeletedHitGuard,
   ) {}
 
   private schema(entity: EntitySpec): SearchSchema {
@@ -50,12 +66,6 @@ export class SearchService {
   private entity(name: unknown): EntitySpec {
     if (typeof name !== 'string' || name === '') throw new InvalidInputError('entity is required');
     return this.registry.entity(name);
-  }
-
-  /** Drops hits whose entity no longer exists in Neo4j (deleted after it was indexed). */
-  private async live(hits: SearchHit[]): Promise<SearchHit[]> {
-    const existing = await this.aspects.existing(hits.map((h) => h.id));
-    return hits.filter((h) => existing.has(h.id));
   }
 
   /** The engine request of a search (exposed for snapshot tests and the benchmark's raw reference). */
@@ -76,7 +86,8 @@ export class SearchService {
       ...(postFilter ? { post_filter: postFilter } : {}),
       aggs,
       sort: ['_score', { urn: 'asc' }],
-      _source: ['urn'],
+      // Hits are read by id and highlight only.
+      _source: false,
       highlight: { pre_tags: [''], post_tags: [''], number_of_fragments: 0, require_field_match: false, fields: { '*': {} } },
     };
     return { index: this.names.entity(entity.name), body, schema };
@@ -84,8 +95,9 @@ export class SearchService {
 
   async search(request: SearchRequest) {
     const { index, body, schema } = this.buildSearch(request);
+    const live = this.guard.begin();
     const result = await this.page(index, body, request.start, request.count);
-    const hits = await this.live(result.hits);
+    const hits = await live(result.hits);
     const facetMetadata = schema.facets.map((facet) => {
       const buckets = ((result.aggregations?.[facet] as { values?: { buckets?: { key: unknown; doc_count: number }[] } })?.values?.buckets ?? []);
       return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
@@ -126,7 +138,8 @@ export class SearchService {
     return this.engine.search(index, { ...body, size: count, ...(after ? { search_after: after } : {}) });
   }
 
-  async browse(request: { path: string; entity: string; start: number; limit: number; filter?: unknown }) {
+  /** The two engine requests of a browse: the groups one level below the path, and the entities at it. */
+  buildBrowse(request: BrowseRequest): { index: string; path: string; groups: Body; items: Body } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     if (request.limit > MAX_COUNT) throw new InvalidInputError(`limit must be at most ${MAX_COUNT}`);
@@ -134,19 +147,29 @@ export class SearchService {
     const filter = filterQuery(parseFilter(request.filter), schema);
     const under: Body[] = [NOT_REMOVED, { term: { browsePathPrefixes: path } }, ...(filter ? [filter] : [])];
     const groupPattern = `${escapeRegex(path === '/' ? '' : path)}/[^/]+`;
-    const groups = await this.engine.search(this.names.entity(entity.name), {
-      size: 0,
-      query: { bool: { filter: under } },
-      aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: 1000, order: { _key: 'asc' } } } },
-    });
-    const items = await this.engine.search(this.names.entity(entity.name), {
-      from: request.start,
-      size: request.limit,
-      query: { bool: { filter: [NOT_REMOVED, { term: { browsePathParents: path } }, ...(filter ? [filter] : [])] } },
-      sort: [{ urn: 'asc' }],
-      _source: ['urn', 'browsePaths'],
-    });
-    const hits = await this.live(items.hits);
+    return {
+      index: this.names.entity(entity.name),
+      path,
+      groups: {
+        size: 0,
+        query: { bool: { filter: under } },
+        aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: 1000, order: { _key: 'asc' } } } },
+      },
+      items: {
+        from: request.start,
+        size: request.limit,
+        query: { bool: { filter: [NOT_REMOVED, { term: { browsePathParents: path } }, ...(filter ? [filter] : [])] } },
+        sort: [{ urn: 'asc' }],
+        _source: ['urn', 'browsePaths'],
+      },
+    };
+  }
+
+  async browse(request: BrowseRequest) {
+    const { index, path, groups: groupsBody, items: itemsBody } = this.buildBrowse(request);
+    const live = this.guard.begin();
+    const [groups, items] = await Promise.all([this.engine.search(index, groupsBody), this.engine.search(index, itemsBody)]);
+    const hits = await live(items.hits);
     const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
     return {
       value: {
@@ -167,14 +190,15 @@ export class SearchService {
     };
   }
 
-  async autocomplete(request: { query: string; entity: string; limit: number; field?: string; filter?: unknown }) {
+  /** The engine request of an autocomplete. */
+  buildAutocomplete(request: AutocompleteRequest): { index: string; query: string; limit: number; body: Body } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     const query = (request.query ?? '').trim();
     const limit = Math.min(Math.max(request.limit, 1), 100);
     const filter = filterQuery(parseFilter(request.filter), schema);
     const lower = query.toLowerCase();
-    const result = await this.engine.search(this.names.entity(entity.name), {
+    const body: Body = {
       size: limit * 4,
       query: {
         bool: {
@@ -192,8 +216,16 @@ export class SearchService {
         },
       },
       _source: ['urn', 'autocomplete'],
-    });
-    const hits = await this.live(result.hits);
+    };
+    return { index: this.names.entity(entity.name), query, limit, body };
+  }
+
+  async autocomplete(request: AutocompleteRequest) {
+    const { index, query, limit, body } = this.buildAutocomplete(request);
+    const lower = query.toLowerCase();
+    const live = this.guard.begin();
+    const result = await this.engine.search(index, body);
+    const hits = await live(result.hits);
     const suggestions: string[] = [];
     const entities: { urn: string }[] = [];
     for (const hit of hits) {

@@ -26,6 +26,11 @@ export class OutboxStore {
     await this.neo4j.write('outbox.acknowledge', (tx) => tx.run(this.neo4j.cypher.get('outbox/acknowledge'), { entries, ns: this.ns }));
   }
 
+  async markApplied(entries: OutboxEntry[], claimUntil: number): Promise<void> {
+    if (entries.length === 0) return;
+    await this.neo4j.write('outbox.markApplied', (tx) => tx.run(this.neo4j.cypher.get('outbox/markApplied'), { entries, claimUntil, ns: this.ns }));
+  }
+
   async release(urns: string[], retryAt: number): Promise<void> {
     if (urns.length === 0) return;
     await this.neo4j.write('outbox.release', (tx) => tx.run(this.neo4j.cypher.get('outbox/release'), { urns, retryAt, ns: this.ns }));
