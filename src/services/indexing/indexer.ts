@@ -37,7 +37,7 @@ export class SearchIndexer {
   /** Entity types whose index is known to exist with the current mapping; indices are created on first write. */
   private readonly readyIndices = new Set<string>();
   private failures = 0;
-  private lingering = false;
+  private pausedAfterBatch = false;
   private readonly events = new EventEmitter();
   /** Applied deletes waiting out DELETE_GRACE_MS before their outbox entries are removed, oldest first. */
   private lingering: { entries: OutboxEntry[]; dueAt: number }[] = [];
@@ -68,7 +68,7 @@ export class SearchIndexer {
 
   /** Cuts the idle wait short after a write (never a back-off wait). */
   notify(): void {
-    if (this.failures === 0 && !this.lingering) this.wake?.();
+    if (this.failures === 0 && !this.pausedAfterBatch) this.wake?.();
   }
 
   /**
@@ -195,9 +195,9 @@ export class SearchIndexer {
           }
           this.events.emit('batch');
           if (entries.length < this.options.batchSize && this.options.lingerMs) {
-            this.lingering = true;
+            this.pausedAfterBatch = true;
             await this.sleep(this.options.lingerMs);
-            this.lingering = false;
+            this.pausedAfterBatch = false;
           }
         }
       } catch (err) {
