@@ -1,66 +1,105 @@
 import neo4j from 'neo4j-driver';
 import { join } from 'node:path';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import { backends, flag, report, ROOT, runLoad, startServiceProcess } from './lib';
+import { backends, flag, report, ROOT, runLoad, startServiceProcess, type RunResult } from './lib';
 
 /**
- * Read latency at 32 concurrent readers: entitiesV2 and relationships through the service, beside the same Cypher
- * statements sent straight to Neo4j with neo4j-driver.
- *   npx tsx bench/read.ts [--datasets 2000] [--requests 20000] [--concurrency 32]
+ * entitiesV2 and relationships through the service, beside the same Cypher statements sent straight to Neo4j with
+ * neo4j-driver (the raw reference): p50 at 1 client, throughput at --concurrency clients, and their ratios.
+ * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
+ * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included.
+ *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32]
  */
 const datasets = flag('datasets', 2000);
-const requests = flag('requests', 20_000);
+const requests = flag('requests', 10_000);
 const concurrency = flag('concurrency', 32);
+const OWNERS = 50;
 
 const datasetUrn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,read.table_${i},PROD)`;
-const ownerUrn = (i: number) => `urn:li:corpuser:reader_${i % 50}`;
+/** Skewed: owner 0 owns about half the datasets, owner 1 a quarter, and so on. */
+const ownerOf = (i: number) => Math.min(OWNERS - 1, Math.floor(-Math.log2(((Math.imul(i + 1, 2654435761) >>> 0) / 2 ** 32) || 1e-9) * 0.9));
+const ownerUrn = (o: number) => `urn:li:corpuser:reader_${o}`;
 
 function proposal(urn: string, aspectName: string, value: unknown) {
   return { entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } };
+}
+
+function schema(i: number) {
+  const fields = Array.from({ length: 10 + (i % 31) }, (_, f) => ({
+    fieldPath: `column_${f}`,
+    nativeDataType: f % 3 ? 'string' : 'bigint',
+    type: { type: { [f % 3 ? 'com.linkedin.schema.StringType' : 'com.linkedin.schema.NumberType']: {} } },
+    description: `Column ${f} of table ${i}`,
+    nullable: f % 2 === 0,
+  }));
+  return { schemaName: `table_${i}`, platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } }, fields };
 }
 
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
   const rows: Record<string, Record<string, unknown>> = {};
   const service = await startServiceProcess(b);
+  const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 100, disableLosslessIntegers: true });
   try {
     for (let start = 0; start < datasets; start += 100) {
       const proposals = [];
       for (let i = start; i < Math.min(datasets, start + 100); i++) {
-        proposals.push(proposal(datasetUrn(i), 'datasetProperties', { name: `table_${i}`, description: `read benchmark ${i}` }));
-        proposals.push(proposal(datasetUrn(i), 'ownership', { owners: [{ owner: ownerUrn(i), type: 'DATAOWNER' }] }));
-        proposals.push(proposal(datasetUrn(i), 'globalTags', { tags: [{ tag: `urn:li:tag:read_${i % 20}` }] }));
+        proposals.push(proposal(datasetUrn(i), 'datasetProperties', { name: `table_${i}`, description: `read benchmark ${i}`, customProperties: { team: `team_${i % 7}` } }));
+        proposals.push(proposal(datasetUrn(i), 'schemaMetadata', schema(i)));
+        proposals.push(proposal(datasetUrn(i), 'ownership', { owners: [{ owner: ownerUrn(ownerOf(i)), type: 'DATAOWNER' }] }));
+        proposals.push(proposal(datasetUrn(i), 'globalTags', { tags: [{ tag: 'urn:li:tag:pii' }, { tag: `urn:li:tag:read_${i % 20}` }] }));
       }
       const res = await fetch(`${service.url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals }) });
       if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
     }
     const pick = (n: number) => (n * 7919) % datasets;
+    // Owners in proportion to how often they appear: hot owners are asked for most.
+    const owner = (n: number) => ownerOf(pick(n));
     const get = async (path: string) => {
       const res = await fetch(`${service.url}${path}`);
       await res.arrayBuffer();
       return res.ok;
     };
-    // Warm up both paths before measuring.
-    await runLoad(concurrency, 2000, (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`));
-    rows['service entitiesV2'] = { ...(await runLoad(concurrency, requests, (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`))) };
-    rows['service relationships'] = {
-      ...(await runLoad(concurrency, requests, (n) => get(`/relationships?direction=INCOMING&urn=${encodeURIComponent(ownerUrn(n))}&types=OwnedBy&count=100`))),
-    };
-
-    const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 100, disableLosslessIntegers: true });
     const cypher = new CypherLibrary(join(ROOT, 'cypher'));
     const query = async (statement: string, params: Record<string, unknown>) => {
       await driver.executeQuery(cypher.get(statement), params, { database: 'neo4j', routing: 'READ' });
     };
-    await runLoad(concurrency, 2000, (n) => query('aspects/latest', { urn: datasetUrn(pick(n)), names: null }));
-    rows['neo4j-driver latest aspects (raw)'] = { ...(await runLoad(concurrency, requests, (n) => query('aspects/latest', { urn: datasetUrn(pick(n)), names: null }))) };
-    rows['neo4j-driver relationships (raw)'] = {
-      ...(await runLoad(concurrency, requests, (n) =>
-        query('relationships/incoming', { urn: ownerUrn(n), types: ['OwnedBy'], start: neo4j.int(0), count: neo4j.int(100) }),
-      )),
+    const operations: Record<string, { service: (n: number) => Promise<boolean>; raw: (n: number) => Promise<void> }> = {
+      entitiesV2: {
+        service: (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`),
+        raw: (n) => query('aspects/latest', { urn: datasetUrn(pick(n)), names: null }),
+      },
+      relationships: {
+        service: (n) => get(`/relationships?direction=INCOMING&urn=${encodeURIComponent(ownerUrn(owner(n)))}&types=OwnedBy&count=100`),
+        raw: (n) => query('relationships/incoming', { urn: ownerUrn(owner(n)), types: ['OwnedBy'], start: neo4j.int(0), count: neo4j.int(100) }),
+      },
     };
-    await driver.close();
+    const summary: Record<string, Record<string, unknown>> = {};
+    for (const [name, op] of Object.entries(operations)) {
+      // Warm both paths (plans, JIT, connection pools) before measuring.
+      await runLoad(concurrency, 2000, op.service);
+      await runLoad(concurrency, 2000, op.raw);
+      const one = { service: await runLoad(1, Math.ceil(requests / 4), op.service), raw: await runLoad(1, Math.ceil(requests / 4), op.raw) };
+      const many = { service: await runLoad(concurrency, requests, op.service), raw: await runLoad(concurrency, requests, op.raw) };
+      const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
+      if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);
+      for (const [label, r] of [['1 client', one], [`${concurrency} clients`, many]] as [string, { service: RunResult; raw: RunResult }][]) {
+        rows[`service ${name}, ${label}`] = { ...r.service };
+        rows[`neo4j-driver ${name} (raw), ${label}`] = { ...r.raw };
+      }
+      summary[name] = {
+        'p50 ms @1 service': one.service.p50,
+        'p50 ms @1 raw': one.raw.p50,
+        'p50 service/raw': Math.round((one.service.p50 / one.raw.p50) * 100) / 100,
+        [`req/s @${concurrency} service`]: many.service.perSecond,
+        [`req/s @${concurrency} raw`]: many.raw.perSecond,
+        'req/s service/raw': Math.round((many.service.perSecond / many.raw.perSecond) * 100) / 100,
+      };
+    }
+    console.table(summary);
+    rows.summary = summary;
   } finally {
+    await driver.close();
     await service.stop();
     await b.stop();
   }

@@ -193,4 +193,30 @@ describe('official DataHub Python client, unchanged', () => {
       expect(get.stderr).toContain(`urn ${urn} not found`);
     });
   });
+
+  describe('the emitter against an overloaded service', () => {
+    // A queue of one write: concurrent emits are refused with 429 + Retry-After until their turn comes.
+    let overloaded: TestService;
+    beforeAll(async () => {
+      overloaded = await startTestService({ WRITE_QUEUE_MAX_WRITES: '1', WRITE_CONCURRENCY: '1' });
+    });
+    afterAll(async () => {
+      await overloaded?.close();
+    });
+
+    it('retries 429 with its default policy until every write lands', async () => {
+      const suffix = uniqueId('retry');
+      const run = await runProcess(join(venv, 'bin', 'python'), [join(PYTHON_DIR, 'retry_check.py'), overloaded.url, suffix, '16', '4'], clientEnv());
+      const line = run.stdout.split('\n').find((l) => l.startsWith('{'));
+      if (!line) throw new Error(`retry_check.py printed nothing (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
+      const result = JSON.parse(line) as { urns: string[]; acknowledged: number; failed: number; retried_429: number; errors: string[] };
+      created.push(...result.urns);
+      expect({ acknowledged: result.acknowledged, failed: result.failed, errors: result.errors }).toEqual({ acknowledged: 64, failed: 0, errors: [] });
+      expect(result.retried_429).toBeGreaterThan(0);
+      for (const urn of result.urns) {
+        const res = await overloaded.call('GET', `/aspects/${enc(urn)}?aspect=datasetProperties&version=0`);
+        expect(res.status).toBe(200);
+      }
+    }, PROCESS_TIMEOUT_MS);
+  });
 });
