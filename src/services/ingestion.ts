@@ -207,7 +207,16 @@ export class IngestionService {
     systemMetadata: Record<string, unknown>,
   ): UpsertItem {
     return {
-      kind: 'upsert',
+      ...this.upsertItem(urn, entity, aspect, principal, now, systemMetadata),
+      patch: transform,
+      project: (next) => this.project(aspect, this.validated(urn, entity, aspect, next)),
+    };
+  }
+
+  /** What every upsert item carries besides its value (a projected value, or a patch computing it). */
+  private upsertItem(urn: Urn, entity: EntitySpec, aspect: AspectSpec, principal: Principal, now: number, systemMetadata: Record<string, unknown>) {
+    return {
+      kind: 'upsert' as const,
       urn: urn.raw,
       entityType: entity.name,
       name: aspect.name,
@@ -216,8 +225,6 @@ export class IngestionService {
       systemMetadata: JSON.stringify(systemMetadata),
       retention: this.options.retention,
       defaults: this.defaultsFor(urn, entity, aspect),
-      patch: transform,
-      project: (next) => this.project(aspect, this.validated(urn, entity, aspect, next)),
     };
   }
 
@@ -249,18 +256,7 @@ export class IngestionService {
     }
     return {
       kind: 'upsert',
-      write: {
-        kind: 'upsert',
-        urn: urn.raw,
-        entityType: entity.name,
-        name: aspect.name,
-        actor: principal.actor,
-        now,
-        systemMetadata: JSON.stringify(systemMetadata),
-        retention: this.options.retention,
-        projected: this.project(aspect, value),
-        defaults: this.defaultsFor(urn, entity, aspect),
-      },
+      write: { ...this.upsertItem(urn, entity, aspect, principal, now, systemMetadata), projected: this.project(aspect, value) },
     };
   }
 
