@@ -10,10 +10,15 @@ SET o.claimUntil = $now + $leaseMs
 RETURN o.urn AS urn, o.rev AS rev
 
 // @name acknowledge
-// Removes entries whose revision was indexed; entries re-written since then stay for the next round.
+// Removes entries whose revision was indexed; entries re-written since then stay for the next round. The entry is
+// locked before its rev is compared: under read committed, a write committing while this waits for the lock would
+// otherwise lose its entry (the comparison saw the old rev) and never reach the index.
 UNWIND $entries AS entry
 MATCH (o:Outbox {urn: entry.urn, ns: $ns})
-WHERE o.rev = entry.rev
+SET o._LOCK_ = true
+WITH o, o.rev = entry.rev AS indexed
+REMOVE o._LOCK_
+WITH o WHERE indexed
 DELETE o
 
 // @name release
@@ -25,9 +30,13 @@ SET o.claimUntil = $retryAt
 // @name markApplied
 // Applied hard deletes: the entry stays for the grace period (searches hide the entity while it exists) but no longer
 // counts as pending; `applied` is the revision whose delete was applied, so a later write makes the entry pending again.
+// Locked before the comparison, as in acknowledge.
 UNWIND $entries AS entry
 MATCH (o:Outbox {urn: entry.urn, ns: $ns})
-WHERE o.rev = entry.rev
+SET o._LOCK_ = true
+WITH o, entry, o.rev = entry.rev AS applied
+REMOVE o._LOCK_
+WITH o, entry WHERE applied
 SET o.applied = entry.rev, o.claimUntil = $claimUntil
 
 // @name pending

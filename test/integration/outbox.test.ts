@@ -1,0 +1,64 @@
+import { OutboxStore } from '../../src/stores/graph/outbox-store';
+import { startTestService, uniqueId, type TestService } from '../support/service';
+
+/**
+ * The indexer acknowledges the revision it indexed. A write that re-dirties the entry while the acknowledgement waits
+ * for the entry's lock must keep its entry (Neo4j reads committed data: a comparison made before the lock would see the
+ * old revision and delete the new entry, and the write would never reach the index).
+ */
+describe('search outbox under concurrent writes', () => {
+  let svc: TestService;
+  const ns = `${uniqueId('outbox')}_`;
+  const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,${uniqueId('race')},PROD)`;
+  let outbox: OutboxStore;
+
+  const run = (query: string, params: Record<string, unknown> = {}) => svc.graph.driver.executeQuery(query, { urn, ns, ...params }, { database: 'neo4j' });
+  const entry = async () => (await run('MATCH (o:Outbox {urn: $urn, ns: $ns}) RETURN o.rev AS rev, o.applied AS applied, keys(o) AS keys')).records[0]?.toObject();
+
+  beforeAll(async () => {
+    // The service's own indexer consumes another namespace and leaves these entries alone.
+    svc = await startTestService();
+    outbox = new OutboxStore(svc.graph, ns);
+  });
+  afterAll(async () => {
+    await run('MATCH (o:Outbox {ns: $ns}) DELETE o');
+    await svc.close();
+  });
+
+  /** Re-dirties the entry (rev 1 → 2) in a transaction that commits while `operation` waits for the entry's lock. */
+  async function rewriteDuring(operation: () => Promise<void>): Promise<void> {
+    await run('MERGE (o:Outbox {urn: $urn, ns: $ns}) SET o.rev = 1, o.updatedAt = 0, o.claimUntil = 0 REMOVE o.applied');
+    const session = svc.graph.driver.session({ database: 'neo4j' });
+    const tx = await session.beginTransaction();
+    try {
+      await tx.run('MATCH (o:Outbox {urn: $urn, ns: $ns}) SET o.rev = 2, o.claimUntil = 0', { urn, ns });
+      const waiting = operation();
+      await new Promise((r) => setTimeout(r, 300));
+      await tx.commit();
+      await waiting;
+    } finally {
+      await session.close();
+    }
+  }
+
+  it('acknowledging an indexed revision keeps the entry a later write re-dirtied', async () => {
+    await rewriteDuring(() => outbox.acknowledge([{ urn, rev: 1 }]));
+    expect(await entry()).toEqual({ rev: 2, applied: null, keys: expect.not.arrayContaining(['_LOCK_']) });
+    expect(await outbox.pending([urn])).toBe(1);
+  });
+
+  it("marking a revision's delete applied leaves a later write pending", async () => {
+    await rewriteDuring(() => outbox.markApplied([{ urn, rev: 1 }], Date.now() + 60_000));
+    expect(await entry()).toEqual({ rev: 2, applied: null, keys: expect.not.arrayContaining(['_LOCK_']) });
+    expect(await outbox.pending([urn])).toBe(1);
+  });
+
+  it('acknowledges and marks the revision it was given', async () => {
+    await run('MERGE (o:Outbox {urn: $urn, ns: $ns}) SET o.rev = 5, o.updatedAt = 0, o.claimUntil = 0 REMOVE o.applied');
+    await outbox.markApplied([{ urn, rev: 5 }], Date.now() + 60_000);
+    expect(await entry()).toEqual({ rev: 5, applied: 5, keys: expect.not.arrayContaining(['_LOCK_']) });
+    expect(await outbox.pending([urn])).toBe(0);
+    await outbox.acknowledge([{ urn, rev: 5 }]);
+    expect(await entry()).toBeUndefined();
+  });
+});
