@@ -205,7 +205,9 @@ MERGE (e)-[r:$(edge.type) {aspect: row.name}]->(t)`;
     }
     const seconds = (performance.now() - started) / 1000;
     lat.sort((x, y) => x - y);
-    await driver.executeQuery("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS", {}, { database: 'neo4j' }).catch(() => undefined);
+    // CALL … IN TRANSACTIONS needs an auto-commit transaction (session.run), not a managed one.
+    const cleanup = driver.session({ database: 'neo4j' });
+    await cleanup.run("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS").finally(() => cleanup.close());
     return { operations: total, seconds: Math.round(seconds * 100) / 100, aspectsPerSecond: Math.round(total / seconds), txP50ms: Math.round(percentile(lat, 50)), txP99ms: Math.round(percentile(lat, 99)), load: load() };
   } finally {
     await driver.close();

@@ -47,7 +47,16 @@ RETURN count(o) AS pending
 
 // @name enqueue
 // Marks entities for (re)indexing, e.g. by restoreIndices.
+// The entity is locked first, as writers lock it, so this and a write never replace one entry at once; the entry is
+// fresh for the same reason as in writes.cypher `finish`.
 UNWIND $urns AS urn
 MATCH (e:Entity {urn: urn})
-MERGE (o:Outbox {urn: urn, ns: $ns})
-SET o.rev = e.rev, o.updatedAt = $now, o.claimUntil = 0
+SET e._LOCK_ = true
+REMOVE e._LOCK_
+WITH e, urn
+OPTIONAL MATCH (old:Outbox {urn: urn, ns: $ns})
+CALL (old) {
+  WITH old WHERE old IS NOT NULL
+  DELETE old
+}
+CREATE (:Outbox {urn: urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})

@@ -144,9 +144,16 @@ SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
 UNWIND $entities AS x
 MATCH (e:Entity {urn: x.urn})
 CALL (e, x) {
+  // A fresh entry, not an update of the old one: an indexer acknowledging the old entry may delete it while this
+  // waits for its lock, and Neo4j then applies the update to the deleted node without error (the write would never
+  // reach the index). A node this transaction created cannot be deleted under it.
   WITH e, x WHERE x.changed
-  MERGE (o:Outbox {urn: x.urn, ns: $ns})
-  SET o.rev = e.rev, o.updatedAt = $now, o.claimUntil = 0
+  OPTIONAL MATCH (old:Outbox {urn: x.urn, ns: $ns})
+  CALL (old) {
+    WITH old WHERE old IS NOT NULL
+    DELETE old
+  }
+  CREATE (:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
 }
 CALL (e, x) {
   WITH e, x WHERE x.hasAspects AND e.placeholder IS NOT NULL

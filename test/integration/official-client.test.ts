@@ -195,10 +195,11 @@ describe('official DataHub Python client, unchanged', () => {
   });
 
   describe('the emitter against an overloaded service', () => {
-    // A queue of one write: concurrent emits are refused with 429 + Retry-After until their turn comes.
+    // A queue of four writes: 16 emitters starting at once are mostly refused with 429 + Retry-After at first. (A queue
+    // of one also refuses retries often enough, on a busy machine, to exhaust the client's retries.)
     let overloaded: TestService;
     beforeAll(async () => {
-      overloaded = await startTestService({ WRITE_QUEUE_MAX_WRITES: '1', WRITE_CONCURRENCY: '1' });
+      overloaded = await startTestService({ WRITE_QUEUE_MAX_WRITES: '4', WRITE_CONCURRENCY: '1' });
     });
     afterAll(async () => {
       await overloaded?.close();

@@ -1,4 +1,5 @@
 import { OutboxStore } from '../../src/stores/graph/outbox-store';
+import { proposal } from '../support/samples';
 import { startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
@@ -60,5 +61,48 @@ describe('search outbox under concurrent writes', () => {
     expect(await outbox.pending([urn])).toBe(0);
     await outbox.acknowledge([{ urn, rev: 5 }]);
     expect(await entry()).toBeUndefined();
+  });
+});
+
+describe('a write whose outbox entry an indexer deletes meanwhile', () => {
+  let svc: TestService;
+  const ns = `${uniqueId('outboxw')}_`;
+  const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,${uniqueId('rewrite')},PROD)`;
+
+  beforeAll(async () => {
+    svc = await startTestService({ SEARCH_INDEX_PREFIX: ns });
+    // Nobody else consumes this namespace: the test plays the indexer.
+    await svc.indexer.stop();
+  });
+  afterAll(async () => {
+    await svc.call('POST', '/entities?action=delete', { urn });
+    await svc.graph.driver.executeQuery('MATCH (o:Outbox {ns: $ns}) DELETE o', { ns }, { database: 'neo4j' });
+    await svc.close();
+  });
+
+  it('keeps an entry for the write: acknowledging the old revision cannot take the new one with it', async () => {
+    expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: false }))).status).toBe(200);
+    // The indexer acknowledges the first revision: it holds the entry's lock and deletes it, not yet committed.
+    const session = svc.graph.driver.session({ database: 'neo4j' });
+    const ack = await session.beginTransaction();
+    let answered: { status: number };
+    try {
+      await ack.run('MATCH (o:Outbox {urn: $urn, ns: $ns}) SET o._LOCK_ = true WITH o DELETE o', { urn, ns });
+      const write = svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', { description: 'second write' }));
+      await new Promise((r) => setTimeout(r, 300));
+      await ack.commit();
+      answered = await write;
+    } finally {
+      await session.close();
+    }
+    expect(answered.status).toBe(200);
+    const { records } = await svc.graph.driver.executeQuery(
+      'MATCH (e:Entity {urn: $urn}) OPTIONAL MATCH (o:Outbox {urn: $urn, ns: $ns}) RETURN e.rev AS rev, o.rev AS entry',
+      { urn, ns },
+      { database: 'neo4j' },
+    );
+    const { rev, entry } = records[0].toObject();
+    expect(entry).not.toBeNull();
+    expect(Number(entry)).toBe(Number(rev));
   });
 });
