@@ -61,8 +61,14 @@ async function main() {
       return res.ok;
     };
     const cypher = new CypherLibrary(join(ROOT, 'cypher'));
+    // The best raw form: one auto-commit statement (one round trip; executeQuery would add BEGIN and COMMIT).
     const query = async (statement: string, params: Record<string, unknown>) => {
-      await driver.executeQuery(cypher.get(statement), params, { database: 'neo4j', routing: 'READ' });
+      const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
+      try {
+        await session.run(cypher.get(statement), params);
+      } finally {
+        await session.close();
+      }
     };
     const operations: Record<string, { service: (n: number) => Promise<boolean>; raw: (n: number) => Promise<void> }> = {
       entitiesV2: {

@@ -1,5 +1,5 @@
 import neo4j, { type Record as Neo4jRecord } from 'neo4j-driver';
-import { translateNeo4jError, type Neo4jStore } from './neo4j';
+import type { Neo4jStore } from './neo4j';
 
 /** The Neo4j reads of the search deleted-hit guard (cypher/search.cypher). */
 export class DeletedHitsStore {
@@ -24,24 +24,8 @@ export class DeletedHitsStore {
     return new Set(records.map((r) => r.get('urn') as string));
   }
 
-  /**
-   * One auto-commit statement: one round trip, where a transaction function adds BEGIN and COMMIT (the COMMIT's own
-   * socket write was the largest single cost of a search in the service's profile). Write access mode: in a cluster
-   * the leader answers, which has every committed delete. Without the driver's eager call-site stack (see neo4j.ts).
-   */
-  private async run(caller: string, statement: string, params: Record<string, unknown>): Promise<Neo4jRecord[]> {
-    const session = this.neo4j.driver.session({ database: this.neo4j.database, defaultAccessMode: neo4j.session.WRITE });
-    const limit = Error.stackTraceLimit;
-    try {
-      Error.stackTraceLimit = 0;
-      const result = session.run(this.neo4j.cypher.get(statement), params, { timeout: this.timeoutMs, metadata: { app: 'graph-metadata-service', caller } });
-      Error.stackTraceLimit = limit;
-      return (await result).records;
-    } catch (err) {
-      throw translateNeo4jError(err);
-    } finally {
-      Error.stackTraceLimit = limit;
-      await session.close().catch(() => undefined);
-    }
+  /** On the leader (WRITE mode), which has every committed delete; one auto-commit round trip. */
+  private run(caller: string, statement: string, params: Record<string, unknown>): Promise<Neo4jRecord[]> {
+    return this.neo4j.query(caller, statement, params, { mode: 'WRITE', timeoutMs: this.timeoutMs });
   }
 }

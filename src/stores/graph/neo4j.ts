@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import neo4j, { type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
+import neo4j, { isRetriableError, type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../model/errors';
 import { CypherLibrary } from './cypher';
@@ -71,20 +71,6 @@ export function disableNagleForDriverSockets(): void {
   proto.__driverSocketPatched = true;
 }
 
-/**
- * tx.run builds a Result that captures the caller's stack trace eagerly; with source maps on (tsx) that formatting was
- * ~10% of the service's CPU under read load. Reads skip it: a failed read still carries Neo4j's code and message.
- */
-function runWithoutCallSite(tx: ManagedTransaction, text: string, params: Record<string, unknown>) {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return tx.run(text, params);
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
-
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
 export class ConcurrentDeleteError extends Error {}
 
@@ -154,10 +140,39 @@ export class Neo4jStore {
     }
   }
 
-  /** Runs one named statement in its own read transaction and returns the records. */
-  async query(caller: string, statement: string, params: Record<string, unknown> = {}): Promise<Neo4jRecord[]> {
+  /**
+   * Runs one named statement as an auto-commit transaction and returns the records: one round trip, where a
+   * transaction function adds BEGIN and COMMIT, each its own socket write (the service's largest cost per read in its
+   * profile). READ mode goes to a follower in a cluster, as executeRead would; WRITE to the leader, which has every
+   * commit. The driver retries only transaction functions, so transient errors are retried here.
+   */
+  async query(
+    caller: string,
+    statement: string,
+    params: Record<string, unknown> = {},
+    options: { mode?: 'READ' | 'WRITE'; timeoutMs?: number } = {},
+  ): Promise<Neo4jRecord[]> {
     const text = this.cypher.get(statement);
-    return this.read(caller, async (tx) => (await runWithoutCallSite(tx, text, params)).records);
+    const config = { timeout: options.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
+    const accessMode = options.mode === 'WRITE' ? neo4j.session.WRITE : neo4j.session.READ;
+    for (let attempt = 1; ; attempt++) {
+      const session = this.driver.session({ database: this.options.database, defaultAccessMode: accessMode });
+      const limit = Error.stackTraceLimit;
+      try {
+        // session.run captures the caller's stack eagerly for its errors; with source maps on (tsx) formatting it was
+        // ~10% of the service's CPU under read load. A failed read still carries Neo4j's code and message.
+        Error.stackTraceLimit = 0;
+        const result = session.run(text, params, config);
+        Error.stackTraceLimit = limit;
+        return (await result).records;
+      } catch (err) {
+        if (attempt < 3 && isRetriableError(err)) continue;
+        throw translateNeo4jError(err);
+      } finally {
+        Error.stackTraceLimit = limit;
+        await session.close().catch(() => undefined);
+      }
+    }
   }
 
   private async session<T>(
