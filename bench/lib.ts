@@ -112,6 +112,49 @@ export async function runLoad(concurrency: number, total: number, job: (i: numbe
   };
 }
 
+/** One operation through the service and the same work sent straight to the raw backend. */
+export interface ComparedOperation {
+  service: (n: number) => Promise<boolean>;
+  raw: (n: number) => Promise<void>;
+}
+
+/**
+ * Per operation: warms both sides, then p50 at 1 client and throughput at `concurrency` clients, service beside raw.
+ * Adds a row per run to `rows` (raw rows named with `rawLabel`) and returns the summary with the ratios.
+ */
+export async function compareWithRaw(
+  operations: Record<string, ComparedOperation>,
+  rows: Record<string, RunResult | Record<string, unknown>>,
+  options: { concurrency: number; requests: number; warmup: number; rawLabel: string },
+): Promise<Record<string, Record<string, number>>> {
+  const { concurrency, requests, warmup, rawLabel } = options;
+  const summary: Record<string, Record<string, number>> = {};
+  const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
+  for (const [name, op] of Object.entries(operations)) {
+    // Plans, JIT and connection pools warm on both sides before anything is measured.
+    await runLoad(concurrency, warmup, op.service);
+    await runLoad(concurrency, warmup, op.raw);
+    const one = { service: await runLoad(1, Math.ceil(requests / 4), op.service), raw: await runLoad(1, Math.ceil(requests / 4), op.raw) };
+    const many = { service: await runLoad(concurrency, requests, op.service), raw: await runLoad(concurrency, requests, op.raw) };
+    const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
+    if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);
+    for (const [label, r] of [['1 client', one], [`${concurrency} clients`, many]] as const) {
+      rows[`service ${name}, ${label}`] = { ...r.service };
+      rows[`${rawLabel} ${name} (raw), ${label}`] = { ...r.raw };
+    }
+    summary[name] = {
+      'p50 ms @1 service': one.service.p50,
+      'p50 ms @1 raw': one.raw.p50,
+      'p50 service/raw': ratio(one.service.p50, one.raw.p50),
+      [`req/s @${concurrency} service`]: many.service.perSecond,
+      [`req/s @${concurrency} raw`]: many.raw.perSecond,
+      'req/s service/raw': ratio(many.service.perSecond, many.raw.perSecond),
+    };
+  }
+  console.table(summary);
+  return summary;
+}
+
 export function report(name: string, rows: Record<string, RunResult | Record<string, unknown>>, extra: Record<string, unknown> = {}): void {
   console.table(rows);
   const dir = join(ROOT, 'bench', 'results');

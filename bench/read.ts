@@ -1,7 +1,7 @@
 import neo4j from 'neo4j-driver';
 import { join } from 'node:path';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import { backends, flag, report, ROOT, runLoad, startServiceProcess, type RunResult } from './lib';
+import { backends, compareWithRaw, flag, report, ROOT, startServiceProcess, type ComparedOperation } from './lib';
 
 /**
  * entitiesV2 and relationships through the service, beside the same Cypher statements sent straight to Neo4j with
@@ -70,7 +70,7 @@ async function main() {
         await session.close();
       }
     };
-    const operations: Record<string, { service: (n: number) => Promise<boolean>; raw: (n: number) => Promise<void> }> = {
+    const operations: Record<string, ComparedOperation> = {
       entitiesV2: {
         service: (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`),
         raw: (n) => query('aspects/latest', { urn: datasetUrn(pick(n)), names: null }),
@@ -80,30 +80,7 @@ async function main() {
         raw: (n) => query('relationships/incoming', { urn: ownerUrn(owner(n)), types: ['OwnedBy'], start: neo4j.int(0), count: neo4j.int(100) }),
       },
     };
-    const summary: Record<string, Record<string, unknown>> = {};
-    for (const [name, op] of Object.entries(operations)) {
-      // Warm both paths (plans, JIT, connection pools) before measuring.
-      await runLoad(concurrency, 2000, op.service);
-      await runLoad(concurrency, 2000, op.raw);
-      const one = { service: await runLoad(1, Math.ceil(requests / 4), op.service), raw: await runLoad(1, Math.ceil(requests / 4), op.raw) };
-      const many = { service: await runLoad(concurrency, requests, op.service), raw: await runLoad(concurrency, requests, op.raw) };
-      const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
-      if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);
-      for (const [label, r] of [['1 client', one], [`${concurrency} clients`, many]] as [string, { service: RunResult; raw: RunResult }][]) {
-        rows[`service ${name}, ${label}`] = { ...r.service };
-        rows[`neo4j-driver ${name} (raw), ${label}`] = { ...r.raw };
-      }
-      summary[name] = {
-        'p50 ms @1 service': one.service.p50,
-        'p50 ms @1 raw': one.raw.p50,
-        'p50 service/raw': Math.round((one.service.p50 / one.raw.p50) * 100) / 100,
-        [`req/s @${concurrency} service`]: many.service.perSecond,
-        [`req/s @${concurrency} raw`]: many.raw.perSecond,
-        'req/s service/raw': Math.round((many.service.perSecond / many.raw.perSecond) * 100) / 100,
-      };
-    }
-    console.table(summary);
-    rows.summary = summary;
+    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver' });
   } finally {
     await driver.close();
     await service.stop();

@@ -10,7 +10,7 @@ import { SearchService } from '../src/services/search/search-service';
 import { createSearchEngine } from '../src/stores/search/adapters';
 import type { BulkOperation, SearchEngine } from '../src/stores/search/engine';
 import { entityIndexDefinition, IndexNames } from '../src/stores/search/mappings';
-import { backends, flag, report, ROOT, runLoad, startServiceProcess, stringFlag, type RunResult } from './lib';
+import { backends, compareWithRaw, flag, report, ROOT, runLoad, startServiceProcess, stringFlag, type ComparedOperation } from './lib';
 
 /**
  * Search, autocomplete and browse on N datasets (default 100,000), each beside the same engine requests sent straight to
@@ -138,7 +138,7 @@ async function main() {
     };
     // The raw reference: the same engine requests, built by the service's own builders, sent straight to the engine.
     const builder = new SearchService(registry, engine, new IndexNames(''), null as never);
-    const operations: Record<string, { service: (n: number) => Promise<boolean>; raw: (n: number) => Promise<void> }> = {
+    const operations: Record<string, ComparedOperation> = {
       search: {
         service: (n) => post('search', searches(n)),
         raw: async (n) => {
@@ -161,29 +161,7 @@ async function main() {
         },
       },
     };
-    const summary: Record<string, Record<string, unknown>> = {};
-    for (const [name, op] of Object.entries(operations)) {
-      await runLoad(concurrency, 300, op.service);
-      await runLoad(concurrency, 300, op.raw);
-      const one = { service: await runLoad(1, Math.ceil(requests / 4), op.service), raw: await runLoad(1, Math.ceil(requests / 4), op.raw) };
-      const many = { service: await runLoad(concurrency, requests, op.service), raw: await runLoad(concurrency, requests, op.raw) };
-      const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
-      if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);
-      for (const [label, r] of [['1 client', one], [`${concurrency} clients`, many]] as [string, { service: RunResult; raw: RunResult }][]) {
-        rows[`service ${name}, ${label}`] = { ...r.service };
-        rows[`engine ${name} (raw), ${label}`] = { ...r.raw };
-      }
-      summary[name] = {
-        'p50 ms @1 service': one.service.p50,
-        'p50 ms @1 raw': one.raw.p50,
-        'p50 raw/service': Math.round((one.raw.p50 / one.service.p50) * 100) / 100,
-        [`req/s @${concurrency} service`]: many.service.perSecond,
-        [`req/s @${concurrency} raw`]: many.raw.perSecond,
-        'req/s service/raw': Math.round((many.service.perSecond / many.raw.perSecond) * 100) / 100,
-      };
-    }
-    console.table(summary);
-    rows.summary = summary;
+    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 300, rawLabel: 'engine' });
   } finally {
     await engine.close();
     await service.stop();
