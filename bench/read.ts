@@ -1,14 +1,14 @@
 import neo4j from 'neo4j-driver';
 import { join } from 'node:path';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import { backends, compareWithRaw, flag, report, ROOT, startServiceProcess, type ComparedOperation } from './lib';
+import { backends, compareWithRaw, flag, http, report, stringFlag, ROOT, startServiceProcess, type ComparedOperation } from './lib';
 
 /**
  * entitiesV2 and relationships through the service, beside the same Cypher statements sent straight to Neo4j with
  * neo4j-driver (the raw reference): p50 at 1 client, throughput at --concurrency clients, and their ratios.
  * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
  * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included.
- *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32]
+ *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32] [--only entitiesV2|relationships]
  */
 const datasets = flag('datasets', 2000);
 const requests = flag('requests', 10_000);
@@ -49,17 +49,13 @@ async function main() {
         proposals.push(proposal(datasetUrn(i), 'ownership', { owners: [{ owner: ownerUrn(ownerOf(i)), type: 'DATAOWNER' }] }));
         proposals.push(proposal(datasetUrn(i), 'globalTags', { tags: [{ tag: 'urn:li:tag:pii' }, { tag: `urn:li:tag:read_${i % 20}` }] }));
       }
-      const res = await fetch(`${service.url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals }) });
-      if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
+      const res = await http(`${service.url}/aspects?action=ingestProposalBatch`, { json: { proposals } });
+      if (!res.ok) throw new Error(`seeding failed: ${res.status} ${res.text}`);
     }
     const pick = (n: number) => (n * 7919) % datasets;
     // Owners in proportion to how often they appear: hot owners are asked for most.
     const owner = (n: number) => ownerOf(pick(n));
-    const get = async (path: string) => {
-      const res = await fetch(`${service.url}${path}`);
-      await res.arrayBuffer();
-      return res.ok;
-    };
+    const get = async (path: string) => (await http(`${service.url}${path}`)).ok;
     const cypher = new CypherLibrary(join(ROOT, 'cypher'));
     // The best raw form: one auto-commit statement (one round trip; executeQuery would add BEGIN and COMMIT).
     const query = async (statement: string, params: Record<string, unknown>) => {
@@ -80,7 +76,9 @@ async function main() {
         raw: (n) => query('relationships/incoming', { urn: ownerUrn(owner(n)), types: ['OwnedBy'], start: neo4j.int(0), count: neo4j.int(100) }),
       },
     };
-    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver' });
+    const only = stringFlag('only', '');
+    if (only) for (const name of Object.keys(operations)) if (name !== only) delete operations[name];
+    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver', servicePid: service.child.pid });
   } finally {
     await driver.close();
     await service.stop();

@@ -10,7 +10,7 @@ import { SearchService } from '../src/services/search/search-service';
 import { createSearchEngine } from '../src/stores/search/adapters';
 import type { BulkOperation, SearchEngine } from '../src/stores/search/engine';
 import { entityIndexDefinition, IndexNames } from '../src/stores/search/mappings';
-import { backends, compareWithRaw, flag, report, ROOT, runLoad, startServiceProcess, stringFlag, type ComparedOperation } from './lib';
+import { backends, compareWithRaw, flag, http, report, ROOT, runLoad, startServiceProcess, stringFlag, type ComparedOperation } from './lib';
 
 /**
  * Search, autocomplete and browse on N datasets (default 100,000), each beside the same engine requests sent straight to
@@ -132,9 +132,7 @@ async function main() {
     rows.seeding = { mode: seedMode, datasets, indexed: await engine.count(INDEX), seconds: Math.round((performance.now() - seedStart) / 1000) };
 
     const post = async (action: string, body: unknown) => {
-      const res = await fetch(`${service.url}/entities?action=${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      await res.arrayBuffer();
-      return res.ok;
+      return (await http(`${service.url}/entities?action=${action}`, { json: body })).ok;
     };
     // The raw reference: the same engine requests, built by the service's own builders, sent straight to the engine.
     const builder = new SearchService(registry, engine, new IndexNames(''), null as never);
@@ -161,7 +159,7 @@ async function main() {
         },
       },
     };
-    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 300, rawLabel: 'engine' });
+    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 300, rawLabel: 'engine', servicePid: service.child.pid });
   } finally {
     await engine.close();
     await service.stop();

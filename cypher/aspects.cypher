@@ -9,6 +9,18 @@ WHERE $names IS NULL OR a.name IN $names
 RETURN a.name AS name, a.value AS value, a.createdTime AS createdTime, a.createdActor AS createdActor,
        a.systemMetadata AS systemMetadata
 
+// @name latestUnlessRev
+// Latest aspects of several entities (requests that arrived together), each unless its rev is still item.knownRev: a
+// cached copy is current, and aspects come back empty. rev is read before the aspects, so a write committing in between
+// makes the copy stale, never the rev. An entity that does not exist has no row.
+UNWIND $items AS item
+MATCH (e:Entity {urn: item.urn})
+WITH item, e, e.rev AS rev
+RETURN item.key AS key, rev,
+       [(e)-[:ASPECT]->(a:Aspect) WHERE rev <> item.knownRev AND (item.names IS NULL OR a.name IN item.names) |
+        {name: a.name, value: a.value, createdTime: a.createdTime, createdActor: a.createdActor,
+         systemMetadata: a.systemMetadata}] AS aspects
+
 // @name latestMany
 // Latest aspects of many entities in one round trip.
 UNWIND $urns AS urn

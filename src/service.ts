@@ -28,6 +28,7 @@ import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { DeletedHitGuard } from './services/search/deleted-hit-guard';
 import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
+import { LatestAspectCache } from './stores/graph/latest-aspect-cache';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
 import { GroupWriter } from './services/write-path/group-writer';
@@ -105,7 +106,8 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const { registry, graph, search } = createBackendClients(config, backends, logger);
   await graph.ensureSchema();
 
-  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX);
+  const readCache = config.READ_CACHE_SIZE > 0 ? new LatestAspectCache(config.READ_CACHE_SIZE) : null;
+  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache);
   await aspectStore.prepareWrites();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
   const indexer = new SearchIndexer(

@@ -32,6 +32,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   URN_NAMESPACE: z.string().regex(/^[a-z][a-zA-Z0-9]*$/).default('li'),
   BODY_LIMIT: byteSize.default('16mb'),
+  READ_CACHE_SIZE: byteSize.default('32mb'),
   NEO4J_URI: url(['bolt', 'neo4j', 'bolt+s', 'neo4j+s', 'bolt+ssc', 'neo4j+ssc']).optional(),
   NEO4J_USER: z.string().default(''),
   NEO4J_PASSWORD: z.string().default(''),

@@ -1,5 +1,7 @@
+import DataLoader from 'dataloader';
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
+import { LatestAspectCache } from './latest-aspect-cache';
 import type { Neo4jStore } from './neo4j';
 
 export interface AuditStamp {
@@ -79,6 +81,9 @@ export interface GroupPlan {
   entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean }[];
 }
 
+type LatestRead = { urn: string; names: string[] | null };
+type RelationshipRead = { urn: string; types: string[]; start: number; count: number };
+
 export interface Relationship {
   type: string;
   entity: string;
@@ -109,6 +114,7 @@ export class AspectStore {
   constructor(
     private readonly neo4j: Neo4jStore,
     private readonly outboxNamespace: string,
+    private readonly cache: LatestAspectCache | null = null,
   ) {}
 
   private statement(name: string): string {
@@ -183,9 +189,53 @@ export class AspectStore {
     return result;
   }
 
-  async latest(urn: string, names: string[] | null): Promise<StoredAspect[]> {
-    const records = await this.neo4j.query('retrieval.latest', 'aspects/latest', { urn, names });
-    return records.map((r) => toStored(r, 0));
+  /**
+   * Latest aspects of one entity; $names null = all. Reads that arrive together (in one turn of the event loop) share one
+   * round trip. With a cache, a copy read earlier is served when Neo4j confirms in that round trip that the entity's rev
+   * is unchanged; the aspects then neither travel nor get parsed again.
+   */
+  latest(urn: string, names: string[] | null): Promise<StoredAspect[]> {
+    return this.latestReads.load({ urn, names });
+  }
+
+  private readonly latestReads = this.coalesced((reads: readonly LatestRead[]) => this.readLatest(reads));
+
+  /**
+   * Reads of one statement that arrive in the same turn of the event loop (every request whose bytes came in one poll,
+   * not only one callback's) go to Neo4j as one UNWIND statement: one round trip and one transaction for all of them.
+   * Each read is still sent after it was asked for, so it sees every write acknowledged before.
+   */
+  private coalesced<K, V>(batch: (reads: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
+    return new DataLoader<K, V>(batch, { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) });
+  }
+
+  private async readLatest(reads: readonly LatestRead[]): Promise<StoredAspect[][]> {
+    const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names));
+    const cached = keys.map((key) => this.cache?.get(key));
+    const items = reads.map((r, i) => ({ key: i, urn: r.urn, names: r.names, knownRev: cached[i]?.rev ?? -1 }));
+    const records = await this.neo4j.query('retrieval.latest', 'aspects/latestUnlessRev', { items });
+    const results: StoredAspect[][] = reads.map(() => []);
+    const found = new Set<number>();
+    for (const record of records) {
+      const i = record.get('key') as number;
+      const rev = record.get('rev') as number | null;
+      found.add(i);
+      const copy = cached[i];
+      if (copy && rev === copy.rev) {
+        results[i] = [...copy.aspects];
+        continue;
+      }
+      let bytes = 0;
+      const aspects: StoredAspect[] = [];
+      for (const a of record.get('aspects') as Record<string, unknown>[]) {
+        bytes += String(a.value ?? '').length + String(a.systemMetadata ?? '').length;
+        aspects.push(toStored({ get: (k: string) => a[k] }, 0));
+      }
+      if (this.cache && typeof rev === 'number') this.cache.set(keys[i], { rev, aspects, bytes });
+      results[i] = [...aspects];
+    }
+    for (let i = 0; i < reads.length; i++) if (!found.has(i) && cached[i]) this.cache?.delete(keys[i]);
+    return results;
   }
 
   /** Latest aspect values of many entities in one round trip (search indexing, restore, metadata tests). */
@@ -230,17 +280,20 @@ export class AspectStore {
     return records.map((r) => ({ version: Number(r.get('version')), value: JSON.parse(r.get('value')) }));
   }
 
-  async relationships(
-    urn: string,
-    direction: 'INCOMING' | 'OUTGOING',
-    types: string[],
-    start: number,
-    count: number,
-  ): Promise<{ total: number; relationships: Relationship[] }> {
-    const statement = direction === 'OUTGOING' ? 'relationships/outgoing' : 'relationships/incoming';
-    const records = await this.neo4j.query('retrieval.relationships', statement, { urn, types, start: neo4j.int(start), count: neo4j.int(count) });
-    const record = records[0];
-    if (!record) return { total: 0, relationships: [] };
-    return { total: Number(record.get('total')), relationships: record.get('page') as Relationship[] };
+  /** One page of an entity's edges; requests that arrive together share one round trip. */
+  relationships(urn: string, direction: 'INCOMING' | 'OUTGOING', types: string[], start: number, count: number): Promise<{ total: number; relationships: Relationship[] }> {
+    return (direction === 'OUTGOING' ? this.outgoingReads : this.incomingReads).load({ urn, types, start, count });
   }
+
+  private readonly outgoingReads = this.coalesced((r: readonly RelationshipRead[]) => this.relationshipPages('relationships/outgoingMany', r));
+  private readonly incomingReads = this.coalesced((r: readonly RelationshipRead[]) => this.relationshipPages('relationships/incomingMany', r));
+
+  private async relationshipPages(statement: string, reads: readonly RelationshipRead[]): Promise<{ total: number; relationships: Relationship[] }[]> {
+    const items = reads.map((r, key) => ({ key, urn: r.urn, types: r.types, start: neo4j.int(r.start), count: neo4j.int(r.count) }));
+    const records = await this.neo4j.query('retrieval.relationships', statement, { items });
+    const pages = reads.map(() => ({ total: 0, relationships: [] as Relationship[] }));
+    for (const record of records) pages[record.get('key') as number] = { total: Number(record.get('total')), relationships: record.get('page') as Relationship[] };
+    return pages;
+  }
+
 }
