@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createLogger } from '../../src/logger';
 import { AspectStore } from '../../src/stores/graph/aspect-store';
@@ -6,7 +5,7 @@ import { Neo4jStore } from '../../src/stores/graph/neo4j';
 import { GroupWriter } from '../../src/services/write-path/group-writer';
 import type { WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
-import { engineUrl, startTestService, uniqueId, type TestService } from '../support/service';
+import { engineUrl, serviceProcess, startTestService, uniqueId, type TestService } from '../support/service';
 
 /** The group-commit write path: ordering, isolation of failures, hot targets and backpressure. */
 const ROOT = join(__dirname, '..', '..');
@@ -226,33 +225,3 @@ describe('write path', () => {
     }
   });
 });
-
-/** The service as a separate process on the test stack. */
-async function serviceProcess(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), TOKEN_SECRET: 'test-secret-0123456789abcdef0123456789abcdef' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`service process on ${port} did not start`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}

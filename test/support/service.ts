@@ -1,4 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Scope } from '../../src/auth';
 import { TokenSigner } from '../../src/auth/tokens';
 import { loadConfig } from '../../src/config';
@@ -71,3 +73,35 @@ export async function mintToken(options: { actor?: string; scopes?: Scope[]; ttl
 
 /** The Authorization header of a token. */
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The service as a separate process on the test stack (as in production: its own memory, caches and driver). */
+export async function serviceProcess(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), TOKEN_SECRET: TEST_TOKEN_SECRET },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`service process on ${port} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
