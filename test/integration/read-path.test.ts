@@ -93,7 +93,7 @@ describe('read path', () => {
       ...owners.map((owner) => `/relationships?direction=INCOMING&urn=${enc(owner)}&types=OwnedBy&start=3&count=100`),
       ...urns.slice(0, 5).map((urn) => `/relationships?direction=OUTGOING&urn=${enc(urn)}&types=OwnedBy`),
     ];
-    const sequential = [];
+    const sequential: any[] = [];
     for (const path of paths) sequential.push((await writer.call('GET', path)).body);
 
     const concurrent = await Promise.all(paths.map((path) => writer.call('GET', path)));
