@@ -11,19 +11,22 @@ export const ROOT = join(__dirname, '..');
 export interface Backends {
   neo4jUri: string;
   searchUrl: string;
+  /** Process ids of the servers this benchmark started (none for BENCH_NEO4J_URI / BENCH_SEARCH_URL). */
+  pids: Record<string, number>;
   stop(): Promise<void>;
 }
 
 /** BENCH_NEO4J_URI / BENCH_SEARCH_URL, else a fresh stack of the benchmark's own under .stack/bench. */
 export async function backends(servers: ServerName[] = ['neo4j', 'opensearch']): Promise<Backends> {
   if (process.env.BENCH_NEO4J_URI && process.env.BENCH_SEARCH_URL) {
-    return { neo4jUri: process.env.BENCH_NEO4J_URI, searchUrl: process.env.BENCH_SEARCH_URL, stop: async () => undefined };
+    return { neo4jUri: process.env.BENCH_NEO4J_URI, searchUrl: process.env.BENCH_SEARCH_URL, pids: {}, stop: async () => undefined };
   }
   const root = join(ROOT, '.stack', 'bench');
   const started = await startServers({ root, servers, persistent: false, log: (l) => console.error(`[stack] ${l}`) });
   return {
     neo4jUri: started.neo4j.url,
     searchUrl: started.opensearch?.url ?? started.elasticsearch?.url,
+    pids: Object.fromEntries(Object.entries(started).map(([name, info]) => [name, info.pid])),
     stop: () => stopServers(servers, root),
   };
 }
@@ -43,23 +46,23 @@ export async function http(url: string, init: { method?: string; json?: unknown;
   return { status: res.statusCode, ok: res.statusCode >= 200 && res.statusCode < 300, text };
 }
 
-/** CPU time used so far (ms): by this process, by a child process, and by the whole machine. */
-export function cpuSnapshot(pid?: number): { self: number; child: number; machine: number } {
+/** CPU time used so far (ms): by this process, by each named process, and by the whole machine. */
+export function cpuSnapshot(pids: Record<string, number> = {}): { self: number; processes: Record<string, number>; machine: number } {
   const fs = require('node:fs') as typeof import('node:fs');
   const tick = 10; // USER_HZ = 100 on Linux
   const usage = process.cpuUsage();
-  let child = 0;
-  try {
-    if (pid) {
+  const processes: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    try {
       const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      child = (Number(fields[11]) + Number(fields[12])) * tick;
+      processes[name] = (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      processes[name] = 0; // exited
     }
-  } catch {
-    /* exited */
   }
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3] - cpu[4];
-  return { self: (usage.user + usage.system) / 1000, child, machine: busy * tick };
+  return { self: (usage.user + usage.system) / 1000, processes, machine: busy * tick };
 }
 
 /** Runs the service as a separate process (as in production), waits for /health. */
@@ -171,15 +174,23 @@ function summarize(latencies: number[], errors: number, seconds: number): RunRes
   };
 }
 
-/** A run with the CPU it cost per operation (µs): this benchmark process, the service, and everything else (backends). */
-async function withCpu(operations: number, servicePid: number | undefined, run: () => Promise<RunResult>): Promise<RunResult> {
-  const before = cpuSnapshot(servicePid);
+/**
+ * A run with the CPU it cost per operation (µs): this benchmark process (the client), each named process (service,
+ * neo4j, opensearch) and the rest of the machine (the kernel's share of loopback traffic, other processes).
+ */
+async function withCpu(operations: number, pids: Record<string, number>, run: () => Promise<RunResult>): Promise<RunResult> {
+  const before = cpuSnapshot(pids);
   const result = await run();
-  const after = cpuSnapshot(servicePid);
+  const after = cpuSnapshot(pids);
   const per = (ms: number) => Math.round((ms * 1000) / operations);
-  const client = after.self - before.self;
-  const service = after.child - before.child;
-  const cpu = { 'cpu µs/op client': per(client), 'cpu µs/op service': per(service), 'cpu µs/op backends': per(after.machine - before.machine - client - service) };
+  const cpu: Record<string, number> = { 'cpu µs/op client': per(after.self - before.self) };
+  let named = after.self - before.self;
+  for (const name of Object.keys(pids)) {
+    const used = after.processes[name] - before.processes[name];
+    named += used;
+    cpu[`cpu µs/op ${name}`] = per(used);
+  }
+  cpu['cpu µs/op other'] = per(after.machine - before.machine - named);
   return Object.assign(result, cpu);
 }
 
@@ -197,7 +208,7 @@ export interface ComparedOperation {
 export async function compareWithRaw(
   operations: Record<string, ComparedOperation>,
   rows: Record<string, RunResult | Record<string, unknown>>,
-  options: { concurrency: number; requests: number; warmup: number; rawLabel: string; servicePid?: number },
+  options: { concurrency: number; requests: number; warmup: number; rawLabel: string; pids?: Record<string, number> },
 ): Promise<Record<string, Record<string, number>>> {
   const { concurrency, requests, warmup, rawLabel } = options;
   const summary: Record<string, Record<string, number>> = {};
@@ -209,8 +220,8 @@ export async function compareWithRaw(
     const [oneService, oneRaw] = await runAlternating(Math.ceil(requests / 4), op.service, op.raw);
     const one = { service: oneService, raw: oneRaw };
     const many = {
-      service: await withCpu(requests, options.servicePid, () => runLoad(concurrency, requests, op.service)),
-      raw: await withCpu(requests, options.servicePid, () => runLoad(concurrency, requests, op.raw)),
+      service: await withCpu(requests, options.pids ?? {}, () => runLoad(concurrency, requests, op.service)),
+      raw: await withCpu(requests, options.pids ?? {}, () => runLoad(concurrency, requests, op.raw)),
     };
     const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
     if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);

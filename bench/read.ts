@@ -78,7 +78,7 @@ async function main() {
     };
     const only = stringFlag('only', '');
     if (only) for (const name of Object.keys(operations)) if (name !== only) delete operations[name];
-    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver', servicePid: service.child.pid });
+    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver', pids: { service: service.child.pid!, ...b.pids } });
   } finally {
     await driver.close();
     await service.stop();

@@ -159,7 +159,7 @@ async function main() {
         },
       },
     };
-    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 300, rawLabel: 'engine', servicePid: service.child.pid });
+    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 300, rawLabel: 'engine', pids: { service: service.child.pid!, ...b.pids } });
   } finally {
     await engine.close();
     await service.stop();

@@ -106,3 +106,37 @@ describe('a write whose outbox entry an indexer deletes meanwhile', () => {
     expect(Number(entry)).toBe(Number(rev));
   });
 });
+
+describe('indexer workers', () => {
+  it('several workers of one process never claim the same entry, and every write is indexed', async () => {
+    const prefix = `${uniqueId('workers').toLowerCase()}_`;
+    const claim = jest.spyOn(OutboxStore.prototype, 'claim');
+    const svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix, OUTBOX_WORKERS: '3', OUTBOX_BATCH_SIZE: '5' });
+    const id = uniqueId();
+    const urns = Array.from({ length: 60 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,workers_${i}_${id},PROD)`);
+    try {
+      for (let i = 0; i < urns.length; i += 10) {
+        const res = await svc.call('POST', '/aspects?action=ingestProposalBatch', {
+          proposals: urns.slice(i, i + 10).map((urn) => proposal(urn, 'datasetProperties', { name: `workers ${id}`, customProperties: {} }).proposal),
+        });
+        expect(res.status).toBe(200);
+      }
+      await svc.indexer.waitUntilIndexed(urns, 60_000);
+      const claimed: string[] = [];
+      for (let i = 0; i < claim.mock.calls.length; i++) {
+        if ((claim.mock.contexts[i] as unknown as { ns: string }).ns !== prefix) continue;
+        for (const entry of await claim.mock.results[i].value) if (urns.includes(entry.urn)) claimed.push(entry.urn);
+      }
+      expect(claimed.length).toBe(new Set(claimed).size);
+      expect(new Set(claimed).size).toBe(urns.length);
+      const search = await svc.call('POST', '/entities?action=search', { input: `workers_*_${id}`, entity: 'dataset', start: 0, count: 0 });
+      expect(search.body.value.numEntities).toBe(urns.length);
+    } finally {
+      claim.mockRestore();
+      for (const urn of urns) await svc.call('POST', '/entities?action=delete', { urn });
+      await svc.indexer.stop();
+      await svc.search.deleteIndex(`${prefix}*`);
+      await svc.close();
+    }
+  });
+});

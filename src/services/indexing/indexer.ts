@@ -16,6 +16,11 @@ export interface IndexerOptions {
   maxBackoffMs?: number;
   /** Pause after a batch that was not full, so the next one gathers more entries (each batch costs 3 Neo4j round trips and a bulk request). */
   lingerMs?: number;
+  /**
+   * Batches in flight at once. With 2, one batch's Neo4j reads and acknowledgements overlap the other's bulk request,
+   * where a single loop leaves Neo4j idle while the engine works and the engine idle while Neo4j does.
+   */
+  workers?: number;
 }
 
 /**
@@ -32,8 +37,11 @@ export const DELETE_GRACE_MS = 2000;
  */
 export class SearchIndexer {
   private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private loops: Promise<void>[] = [];
+  /** Wakes the workers sleeping between polls. */
+  private readonly wakers = new Set<() => void>();
+  /** Claims run one after another: a claim must see the leases of the one before, or two workers would take the same entries. */
+  private claims: Promise<unknown> = Promise.resolve();
   /** Entity types whose index is known to exist with the current mapping; indices are created on first write. */
   private readonly readyIndices = new Set<string>();
   private failures = 0;
@@ -57,18 +65,20 @@ export class SearchIndexer {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.loops = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, () => this.run());
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
-    await this.loop;
+    for (const wake of [...this.wakers]) wake();
+    await Promise.all(this.loops);
+    // Entries not yet due stay marked applied; their lease runs out after the grace and any indexer finishes them.
+    await this.acknowledgeDeletes().catch(() => undefined);
   }
 
   /** Cuts the idle wait short after a write (never a back-off wait). */
   notify(): void {
-    if (this.failures === 0 && !this.pausedAfterBatch) this.wake?.();
+    if (this.failures === 0 && !this.pausedAfterBatch) for (const wake of [...this.wakers]) wake();
   }
 
   /**
@@ -149,13 +159,24 @@ export class SearchIndexer {
     return { done, failed, deletes };
   }
 
-  /** Removes the outbox entries of applied deletes whose grace is over. */
+  /** Removes the outbox entries of applied deletes whose grace is over (taken off the list first: workers share it). */
   private async acknowledgeDeletes(): Promise<void> {
     const now = performance.now();
-    while (this.lingering.length > 0 && this.lingering[0].dueAt <= now) {
-      await this.outbox.acknowledge(this.lingering[0].entries);
-      this.lingering.shift();
+    const due: { entries: OutboxEntry[]; dueAt: number }[] = [];
+    while (this.lingering.length > 0 && this.lingering[0].dueAt <= now) due.push(this.lingering.shift()!);
+    if (due.length === 0) return;
+    try {
+      await this.outbox.acknowledge(due.flatMap((d) => d.entries));
+    } catch (err) {
+      this.lingering.unshift(...due);
+      throw err;
     }
+  }
+
+  private claim(): Promise<OutboxEntry[]> {
+    const claimed = this.claims.then(() => this.outbox.claim(this.options.batchSize, this.options.leaseMs ?? 30_000));
+    this.claims = claimed.catch(() => undefined);
+    return claimed;
   }
 
   /** Resolves once no outbox entry is left for these URNs (all when null) and the indices are refreshed. */
@@ -181,7 +202,7 @@ export class SearchIndexer {
       let entries: OutboxEntry[] = [];
       try {
         await this.acknowledgeDeletes();
-        entries = await this.outbox.claim(this.options.batchSize, this.options.leaseMs ?? 30_000);
+        entries = await this.claim();
         if (entries.length === 0) {
           idle = true;
         } else {
@@ -213,8 +234,6 @@ export class SearchIndexer {
       }
       if (idle) await this.sleep(this.lingering.length > 0 ? Math.max(0, Math.min(this.options.pollMs, this.lingering[0].dueAt - performance.now())) : this.options.pollMs);
     }
-    // Entries not yet due stay marked applied; their lease runs out after the grace and any indexer finishes them.
-    await this.acknowledgeDeletes().catch(() => undefined);
   }
 
   private backoff(failures: number): number {
@@ -223,15 +242,13 @@ export class SearchIndexer {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      this.wake = () => {
+      const wake = () => {
         clearTimeout(timer);
-        this.wake = null;
+        this.wakers.delete(wake);
         resolve();
       };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
     });
   }
 }
