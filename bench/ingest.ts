@@ -6,7 +6,7 @@ import neo4j from 'neo4j-driver';
 import { contentHash } from '../src/model/canonical';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
-import { backends, flag, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
+import { backends, flag, http, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
@@ -243,8 +243,7 @@ const single = (hot: boolean) => async (url: string, prefix: string, probe: LagP
   runLoad(16, datasets * 5, async (n) => {
     const { i, phase } = job(n);
     const a = aspect(prefix, i, phase, hot);
-    const res = await fetch(`${url}/aspects?action=ingestProposal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposal: proposalOf(a) }) });
-    await res.arrayBuffer();
+    const res = await http(`${url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(a) } });
     if (res.ok && n % SAMPLE === 0) probe.acked(a.urn, phase);
     return res.ok;
   });
@@ -260,8 +259,7 @@ const SCENARIOS: Scenario[] = [
       const result = await runLoad(4, Math.ceil((datasets * 5) / 100), async (r) => {
         const ns = Array.from({ length: 100 }, (_, k) => r * 100 + k).filter((n) => n < datasets * 5);
         const items = ns.map((n) => ({ n, ...job(n) })).map((x) => ({ ...x, a: aspect(prefix, x.i, x.phase, false) }));
-        const res = await fetch(`${url}/aspects?action=ingestProposalBatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proposals: items.map((x) => proposalOf(x.a)) }) });
-        await res.arrayBuffer();
+        const res = await http(`${url}/aspects?action=ingestProposalBatch`, { json: { proposals: items.map((x) => proposalOf(x.a)) } });
         if (res.ok) for (const x of items) if (x.n % SAMPLE === 0) probe.acked(x.a.urn, x.phase);
         return res.ok;
       });
