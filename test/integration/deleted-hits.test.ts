@@ -128,11 +128,11 @@ describe('hard-deleted entities in search results', () => {
     const hits = [ghost, live].map((urn): SearchHit => ({ id: urn, index, score: 1, source: {} }));
     const store = new DeletedHitsStore(a.graph, prefix);
     for (const options of [{ scanLimit: 0 }, { graceMs: -1 }]) {
-      const filter = new DeletedHitGuard(store, options).begin();
-      expect((await filter(hits)).map((h) => h.id)).toEqual([live]);
+      const { hits: kept } = await new DeletedHitGuard(store, options).run(async () => hits, (r) => r);
+      expect(kept.map((h) => h.id)).toEqual([live]);
     }
     // The snapshot alone does not see it (what a trusted snapshot relies on is the outbox).
-    expect((await new DeletedHitGuard(store).begin()(hits)).map((h) => h.id)).toEqual([ghost, live]);
+    expect((await new DeletedHitGuard(store).run(async () => hits, (r) => r)).hits.map((h) => h.id)).toEqual([ghost, live]);
     await a.call('POST', '/entities?action=delete', { urn: ghost });
     await a.call('POST', '/entities?action=delete', { urn: live });
   });

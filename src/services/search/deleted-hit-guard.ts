@@ -14,17 +14,23 @@ export interface DeletedHitGuardOptions {
  *
  * A hard delete leaves its entity without aspects and writes an outbox entry in the same transaction. The indexer
  * removes the entry only DELETE_GRACE_MS after the engine delete was applied and refreshed. So a snapshot of "outbox
- * entries whose entity has no aspects", read in parallel with the engine query, names every deleted entity the engine
- * may still return, provided it answered within the grace of the request's start: if an entry was gone by then, the
- * engine delete was visible grace ms earlier, i.e. before the engine query was sent. A slow or truncated snapshot falls
- * back to checking the hits themselves after the engine answered.
+ * entries whose entity has no aspects", read after the request started, names every deleted entity the engine may still
+ * return, provided it answered within the grace of the request's start: if an entry was gone by then, the engine delete
+ * was visible grace ms earlier, i.e. before the engine query was sent. A slow or truncated snapshot falls back to
+ * checking the hits themselves after the engine answered.
+ *
+ * Each snapshot is a Neo4j transaction, which costs Neo4j about a millisecond of CPU however small the read: as much as
+ * the rest of the service's work for one search. A request alone reads its snapshot at once, beside the engine query.
+ * Requests that start while others are under way join one shared snapshot instead, read when the first of them has its
+ * engine answer: it starts after every one of them started, so it serves them all.
  */
 export class DeletedHitGuard {
   private readonly graceMs: number;
   private readonly scanLimit: number;
-  /** The snapshot read under way, and the one that starts when it is answered (shared by the requests waiting for it). */
-  private current: Promise<Snapshot> | null = null;
-  private queued: Promise<Snapshot> | null = null;
+  /** Requests between the start of their engine query and their filtered hits. */
+  private inFlight = 0;
+  /** The shared snapshot requests are joining, not read yet. */
+  private joining: PendingSnapshot | null = null;
 
   constructor(
     private readonly store: DeletedHitsStore,
@@ -34,48 +40,56 @@ export class DeletedHitGuard {
     this.scanLimit = options.scanLimit ?? 1000;
   }
 
-  /** Call before sending the engine request; the returned filter drops the hits of deleted entities. */
-  begin(): (hits: SearchHit[]) => Promise<SearchHit[]> {
+  /** Runs the engine query and returns its result with the hits of deleted entities dropped. */
+  async run<R>(query: () => Promise<R>, hitsOf: (result: R) => SearchHit[]): Promise<{ result: R; hits: SearchHit[] }> {
     const started = performance.now();
-    const snapshot = this.snapshot().then((s) => ({ ...s, elapsedMs: performance.now() - started }));
-    // The engine may fail first; the snapshot's own failure then has nobody to report to.
-    snapshot.catch(() => undefined);
-    return async (hits) => {
-      if (hits.length === 0) return hits;
-      const { deleted, complete, elapsedMs } = await snapshot;
-      if (complete && elapsedMs <= this.graceMs) return deleted.size === 0 ? hits : hits.filter((h) => !deleted.has(h.id));
+    const snapshot = this.inFlight === 0 ? this.readNow() : this.join();
+    this.inFlight++;
+    try {
+      const result = await query();
+      const hits = hitsOf(result);
+      if (hits.length === 0) return { result, hits };
+      snapshot.read();
+      const { deleted, complete, answeredAt } = await snapshot.answer;
+      if (complete && answeredAt - started <= this.graceMs) return { result, hits: deleted.size === 0 ? hits : hits.filter((h) => !deleted.has(h.id)) };
       const existing = await this.store.existing(hits.map((h) => h.id));
-      return hits.filter((h) => existing.has(h.id));
-    };
+      return { result, hits: hits.filter((h) => existing.has(h.id)) };
+    } finally {
+      this.inFlight--;
+    }
   }
 
-  /**
-   * A snapshot read that starts now or later. One already under way may have been read before this request started
-   * (and miss a delete committed since), so the request waits for the next; concurrent requests share that one, which
-   * keeps Neo4j reads at one in flight per process however many searches run.
-   */
-  private snapshot(): Promise<Snapshot> {
-    if (!this.current) return this.read();
-    this.queued ??= this.current
-      .then(noop, noop)
-      .then(() => {
-        this.queued = null;
-        return this.read();
-      });
-    return this.queued;
+  private readNow(): PendingSnapshot {
+    const answer = this.deletions();
+    return { answer, read: noop };
   }
 
-  private read(): Promise<Snapshot> {
-    const read = this.store.deletions(this.scanLimit);
-    this.current = read;
-    const settled = () => {
-      if (this.current === read) this.current = null;
+  /** The shared snapshot; it is read when a member first needs it, and later requests then start the next one. */
+  private join(): PendingSnapshot {
+    if (this.joining) return this.joining;
+    let start!: () => void;
+    const begun = new Promise<void>((resolve) => (start = resolve));
+    const snapshot: PendingSnapshot = {
+      answer: begun.then(() => this.deletions()),
+      read: () => {
+        if (this.joining === snapshot) this.joining = null;
+        start();
+      },
     };
-    read.then(settled, settled);
-    return read;
+    // Members whose engine query fails never wait for it.
+    snapshot.answer.catch(noop);
+    this.joining = snapshot;
+    return snapshot;
+  }
+
+  private deletions(): Promise<Snapshot> {
+    const answer = this.store.deletions(this.scanLimit).then((s) => ({ ...s, answeredAt: performance.now() }));
+    answer.catch(noop);
+    return answer;
   }
 }
 
-type Snapshot = { deleted: Set<string>; complete: boolean };
+type Snapshot = { deleted: Set<string>; complete: boolean; answeredAt: number };
+type PendingSnapshot = { answer: Promise<Snapshot>; read: () => void };
 
 const noop = () => undefined;

@@ -95,9 +95,7 @@ export class SearchService {
 
   async search(request: SearchRequest) {
     const { index, body, schema } = this.buildSearch(request);
-    const live = this.guard.begin();
-    const result = await this.page(index, body, request.start, request.count);
-    const hits = await live(result.hits);
+    const { result, hits } = await this.guard.run(() => this.page(index, body, request.start, request.count), (r) => r.hits);
     const facetMetadata = schema.facets.map((facet) => {
       const buckets = ((result.aggregations?.[facet] as { values?: { buckets?: { key: unknown; doc_count: number }[] } })?.values?.buckets ?? []);
       return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
@@ -167,9 +165,10 @@ export class SearchService {
 
   async browse(request: BrowseRequest) {
     const { index, path, groups: groupsBody, items: itemsBody } = this.buildBrowse(request);
-    const live = this.guard.begin();
-    const [groups, items] = await Promise.all([this.engine.search(index, groupsBody), this.engine.search(index, itemsBody)]);
-    const hits = await live(items.hits);
+    const {
+      result: [groups, items],
+      hits,
+    } = await this.guard.run(() => Promise.all([this.engine.search(index, groupsBody), this.engine.search(index, itemsBody)]), ([, i]) => i.hits);
     const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
     return {
       value: {
@@ -223,9 +222,7 @@ export class SearchService {
   async autocomplete(request: AutocompleteRequest) {
     const { index, query, limit, body } = this.buildAutocomplete(request);
     const lower = query.toLowerCase();
-    const live = this.guard.begin();
-    const result = await this.engine.search(index, body);
-    const hits = await live(result.hits);
+    const { hits } = await this.guard.run(() => this.engine.search(index, body), (r) => r.hits);
     const suggestions: string[] = [];
     const entities: { urn: string }[] = [];
     for (const hit of hits) {
