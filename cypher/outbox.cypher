@@ -2,10 +2,16 @@
 // aspect change. `ns` is the index set (SEARCH_INDEX_PREFIX) that consumes the entry. `rev` is the entity revision the entry asks for; a worker acknowledges only the revision it indexed.
 
 // @name claim
-// Takes a lease on up to $limit entries nobody holds (or whose lease expired).
+// Takes a lease on up to $limit entries nobody holds (or whose lease expired). Each entry is locked before its lease is
+// checked again: a claim of another process that took it while this one waited for the lock has committed by then
+// (Neo4j does not re-evaluate the first WHERE after a lock wait, and two indexers would index the same entries).
 MATCH (o:Outbox)
 WHERE o.ns = $ns AND o.claimUntil < $now
 WITH o ORDER BY o.updatedAt LIMIT $limit
+SET o._LOCK_ = true
+WITH o, o.claimUntil < $now AS free
+REMOVE o._LOCK_
+WITH o WHERE free
 SET o.claimUntil = $now + $leaseMs
 RETURN o.urn AS urn, o.rev AS rev
 

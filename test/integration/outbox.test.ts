@@ -1,3 +1,4 @@
+import neo4j from 'neo4j-driver';
 import { OutboxStore } from '../../src/stores/graph/outbox-store';
 import { proposal } from '../support/samples';
 import { startTestService, uniqueId, type TestService } from '../support/service';
@@ -61,6 +62,37 @@ describe('search outbox under concurrent writes', () => {
     expect(await outbox.pending([urn])).toBe(0);
     await outbox.acknowledge([{ urn, rev: 5 }]);
     expect(await entry()).toBeUndefined();
+  });
+});
+
+describe('indexers of several processes', () => {
+  let svc: TestService;
+  const ns = `${uniqueId('claims')}_`;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.graph.driver.executeQuery('MATCH (o:Outbox {ns: $ns}) DELETE o', { ns }, { database: 'neo4j' });
+    await svc.close();
+  });
+
+  it("a claim that waited for another claim's locks does not take that claim's entries", async () => {
+    const urns = Array.from({ length: 10 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,claim_${i}_${uniqueId()},PROD)`);
+    await svc.graph.driver.executeQuery('UNWIND $urns AS urn CREATE (:Outbox {urn: urn, ns: $ns, rev: 1, updatedAt: 0, claimUntil: 0})', { urns, ns }, { database: 'neo4j' });
+    // The first claim, another process's, holds its transaction open while the second claim waits for its locks.
+    const session = svc.graph.driver.session({ database: 'neo4j' });
+    const tx = await session.beginTransaction();
+    try {
+      const first = await tx.run(svc.graph.cypher.get('outbox/claim'), { ns, limit: neo4j.int(10), leaseMs: 60_000, now: Date.now() });
+      expect(first.records.map((r) => r.get('urn')).sort()).toEqual([...urns].sort());
+      const second = new OutboxStore(svc.graph, ns).claim(10, 60_000);
+      await new Promise((r) => setTimeout(r, 300));
+      await tx.commit();
+      expect(await second).toEqual([]);
+    } finally {
+      await session.close();
+    }
   });
 });
 
