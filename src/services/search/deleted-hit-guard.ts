@@ -19,8 +19,9 @@ export interface DeletedHitGuardOptions {
  * was visible grace ms earlier, i.e. before the engine query was sent. A slow or truncated snapshot falls back to
  * checking the hits themselves after the engine answered.
  *
- * Each snapshot is a Neo4j transaction, which costs Neo4j about a millisecond of CPU however small the read: as much as
- * the rest of the service's work for one search. A request alone reads its snapshot at once, beside the engine query.
+ * Each snapshot is a Neo4j transaction: under search load bench/search.ts measured about a millisecond of Neo4j CPU per
+ * snapshot, as much as the service's own work for one search. A request alone reads its snapshot at once, beside the
+ * engine query.
  * Requests that start while others are under way join one shared snapshot instead, read when the first of them has its
  * engine answer: it starts after every one of them started, so it serves them all.
  */
