@@ -2,13 +2,6 @@
 // Reads only: every write goes through cypher/writes.cypher, which bumps Entity.rev (never below now in µs, so it keeps
 // growing across a hard delete and re-create): that serializes writers of one entity and versions its search document.
 
-// @name latest
-// Latest aspects of one entity; $names null = all.
-MATCH (e:Entity {urn: $urn})-[:ASPECT]->(a:Aspect)
-WHERE $names IS NULL OR a.name IN $names
-RETURN a.name AS name, a.value AS value, a.createdTime AS createdTime, a.createdActor AS createdActor,
-       a.systemMetadata AS systemMetadata
-
 // @name latestUnlessRev
 // Latest aspects of several entities (requests that arrived together), each unless its rev is still item.knownRev: a
 // cached copy is current, and aspects come back empty. rev is read before the aspects, so a write committing in between

@@ -1,23 +1,8 @@
 // Edges between entities projected from aspects. Edge type = relationship name; property `aspect` = the aspect that projected it.
 
-// @name outgoing
-MATCH (s:Entity {urn: $urn})-[r]->(t:Entity)
-WHERE size($types) = 0 OR type(r) IN $types
-WITH DISTINCT type(r) AS type, t.urn AS entity
-ORDER BY type, entity
-WITH collect({type: type, entity: entity}) AS rows
-RETURN size(rows) AS total, rows[$start..($start + $count)] AS page
-
-// @name incoming
-MATCH (s:Entity {urn: $urn})<-[r]-(t:Entity)
-WHERE size($types) = 0 OR type(r) IN $types
-WITH DISTINCT type(r) AS type, t.urn AS entity
-ORDER BY type, entity
-WITH collect({type: type, entity: entity}) AS rows
-RETURN size(rows) AS total, rows[$start..($start + $count)] AS page
-
 // @name outgoingMany
-// `outgoing` for several requests that arrived together: one row per item with edges (none for the others).
+// One page of outgoing edges (distinct type + target, ordered) for each of several requests that arrived together:
+// `total` counts them all, `page` is rows [start, start + count). Items with no edges come back with an empty page.
 UNWIND $items AS item
 CALL (item) {
   MATCH (s:Entity {urn: item.urn})-[r]->(t:Entity)
@@ -29,7 +14,7 @@ CALL (item) {
 RETURN item.key AS key, size(rows) AS total, rows[item.start..(item.start + item.count)] AS page
 
 // @name incomingMany
-// `incoming` for several requests that arrived together.
+// The same page of incoming edges.
 UNWIND $items AS item
 CALL (item) {
   MATCH (s:Entity {urn: item.urn})<-[r]-(t:Entity)
