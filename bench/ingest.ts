@@ -6,7 +6,7 @@ import neo4j from 'neo4j-driver';
 import { contentHash } from '../src/model/canonical';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
-import { backends, flag, http, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
+import { backends, cpuPerOperation, cpuSnapshot, flag, http, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
@@ -149,8 +149,11 @@ class LagProbe {
   async finish(timeoutMs = 300_000): Promise<{ p50: number; p99: number; max: number; allSearchableAfterLastAckMs: number | null }> {
     const start = performance.now();
     this.stopped = true;
-    const timer = new Promise<void>((r) => setTimeout(r, timeoutMs));
+    let timeout: NodeJS.Timeout | undefined;
+    // A pending timer would keep the benchmark alive for timeoutMs after its report.
+    const timer = new Promise<void>((r) => (timeout = setTimeout(r, timeoutMs)));
     await Promise.race([this.loop, timer]);
+    clearTimeout(timeout);
     const left = this.pending.length;
     this.pending = [];
     const sorted = [...this.lags].sort((a, b) => a - b);
@@ -188,6 +191,7 @@ MERGE (e)-[r:$(edge.type) {aspect: row.name}]->(t)`;
   // The service's constraints and indexes (a fresh stack has none before the service first starts).
   for (const ddl of new CypherLibrary(join(ROOT, 'cypher')).file('schema')) await driver.executeQuery(ddl, {}, { database: 'neo4j' });
   const total = datasets * 5;
+  const cpuBefore = cpuSnapshot(b.pids);
   const started = performance.now();
   const lat: number[] = [];
   try {
@@ -204,11 +208,12 @@ MERGE (e)-[r:$(edge.type) {aspect: row.name}]->(t)`;
       lat.push(performance.now() - t);
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(b.pids), total);
     lat.sort((x, y) => x - y);
     // CALL … IN TRANSACTIONS needs an auto-commit transaction (session.run), not a managed one.
     const cleanup = driver.session({ database: 'neo4j' });
     await cleanup.run("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS").finally(() => cleanup.close());
-    return { operations: total, seconds: Math.round(seconds * 100) / 100, aspectsPerSecond: Math.round(total / seconds), txP50ms: Math.round(percentile(lat, 50)), txP99ms: Math.round(percentile(lat, 99)), load: load() };
+    return { operations: total, seconds: Math.round(seconds * 100) / 100, aspectsPerSecond: Math.round(total / seconds), txP50ms: Math.round(percentile(lat, 50)), txP99ms: Math.round(percentile(lat, 99)), ...cpu, load: load() };
   } finally {
     await driver.close();
   }
@@ -313,13 +318,18 @@ async function main() {
       const probe = new LagProbe(b.searchUrl, index);
       try {
         const loadBefore = load();
+        const pids = { service: service.child.pid!, ...b.pids };
+        const cpuBefore = cpuSnapshot(pids);
         const result = await s.run(service.url, prefix, probe);
         const lastAck = performance.now();
         const loadDuring = load();
         const all = await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], lastAck);
+        // Until everything is searchable: indexing is part of each write's cost.
+        const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
         const lag = await probe.finish();
         rows[s.title] = {
           ...result,
+          ...cpu,
           aspectsPerSecond: result.perSecond,
           lagP50ms: lag.p50,
           lagP99ms: lag.p99,

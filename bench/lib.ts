@@ -181,17 +181,21 @@ function summarize(latencies: number[], errors: number, seconds: number): RunRes
 async function withCpu(operations: number, pids: Record<string, number>, run: () => Promise<RunResult>): Promise<RunResult> {
   const before = cpuSnapshot(pids);
   const result = await run();
-  const after = cpuSnapshot(pids);
+  return Object.assign(result, cpuPerOperation(before, cpuSnapshot(pids), operations));
+}
+
+/** CPU µs per operation between two snapshots: the client (this process), each named process, the rest of the machine. */
+export function cpuPerOperation(before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, operations: number): Record<string, number> {
   const per = (ms: number) => Math.round((ms * 1000) / operations);
   const cpu: Record<string, number> = { 'cpu µs/op client': per(after.self - before.self) };
   let named = after.self - before.self;
-  for (const name of Object.keys(pids)) {
+  for (const name of Object.keys(after.processes)) {
     const used = after.processes[name] - before.processes[name];
     named += used;
     cpu[`cpu µs/op ${name}`] = per(used);
   }
   cpu['cpu µs/op other'] = per(after.machine - before.machine - named);
-  return Object.assign(result, cpu);
+  return cpu;
 }
 
 /** One operation through the service and the same work sent straight to the raw backend. */

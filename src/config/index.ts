@@ -47,6 +47,7 @@ export const configSchema = z.object({
   RETENTION_MAX_VERSIONS: positiveInt.default(20),
   OUTBOX_BATCH_SIZE: positiveInt.default(500),
   OUTBOX_POLL_MS: positiveInt.default(200),
+  OUTBOX_IDLE_POLL_MS: positiveInt.default(2000),
   OUTBOX_WORKERS: positiveInt.max(8).default(2),
   OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(0),
   WRITE_GROUP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(2),

@@ -11,7 +11,14 @@ import { buildDocument } from './document';
 
 export interface IndexerOptions {
   batchSize: number;
+  /** Poll interval while there is work; an idle indexer backs off from it to idlePollMs. */
   pollMs: number;
+  /**
+   * Longest poll interval of an idle indexer. Every empty claim is a Neo4j write transaction, and on this machine an
+   * isolated one cost Neo4j 1-2 ms of CPU: two workers polling every 200 ms kept 5 % of a core busy in an idle service.
+   * Local writes wake the indexer at once; this bounds how late it sees other processes' writes when it has none.
+   */
+  idlePollMs?: number;
   leaseMs?: number;
   maxBackoffMs?: number;
   /** Pause after a batch that was not full, so the next one gathers more entries (each batch costs 3 Neo4j round trips and a bulk request). */
@@ -47,6 +54,8 @@ export class SearchIndexer {
   private failures = 0;
   private pausedAfterBatch = false;
   private readonly events = new EventEmitter();
+  /** The first worker's next idle poll interval: doubles with each empty claim up to idlePollMs, reset by work. */
+  private idleWait: number;
   /** Applied deletes waiting out DELETE_GRACE_MS before their outbox entries are removed, oldest first. */
   private lingering: { entries: OutboxEntry[]; dueAt: number }[] = [];
 
@@ -60,12 +69,13 @@ export class SearchIndexer {
     private readonly logger: Logger,
   ) {
     this.events.setMaxListeners(0);
+    this.idleWait = options.pollMs;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loops = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, () => this.run());
+    this.loops = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, (_, worker) => this.run(worker));
   }
 
   async stop(): Promise<void> {
@@ -78,7 +88,12 @@ export class SearchIndexer {
 
   /** Cuts the idle wait short after a write (never a back-off wait). */
   notify(): void {
-    if (this.failures === 0 && !this.pausedAfterBatch) for (const wake of [...this.wakers]) wake();
+    this.idleWait = this.options.pollMs;
+    if (this.failures === 0 && !this.pausedAfterBatch) this.wakeAll();
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.wakers]) wake();
   }
 
   /**
@@ -196,7 +211,8 @@ export class SearchIndexer {
     await this.engine.refresh(this.names.allEntities());
   }
 
-  private async run(): Promise<void> {
+  /** Worker 0 polls while idle; the others sleep until a write or a full batch wakes them (or idlePollMs passes). */
+  private async run(worker: number): Promise<void> {
     while (this.running) {
       let idle = false;
       let entries: OutboxEntry[] = [];
@@ -206,6 +222,9 @@ export class SearchIndexer {
         if (entries.length === 0) {
           idle = true;
         } else {
+          this.idleWait = this.options.pollMs;
+          // A full batch: more is waiting (another process's writes, a restore); the sleeping workers join in.
+          if (entries.length >= this.options.batchSize) this.wakeAll();
           await this.ensureIndices(entries.map((e) => tryParseUrn(e.urn)?.entityType ?? ''));
           const { done, failed } = await this.indexEntries(entries);
           await this.outbox.acknowledge(done);
@@ -232,7 +251,13 @@ export class SearchIndexer {
         await this.sleep(delay);
         continue;
       }
-      if (idle) await this.sleep(this.lingering.length > 0 ? Math.max(0, Math.min(this.options.pollMs, this.lingering[0].dueAt - performance.now())) : this.options.pollMs);
+      if (idle) {
+        const idleMax = Math.max(this.options.idlePollMs ?? this.options.pollMs, this.options.pollMs);
+        let wait = worker === 0 ? this.idleWait : idleMax;
+        if (worker === 0) this.idleWait = Math.min(this.idleWait * 2, idleMax);
+        if (this.lingering.length > 0) wait = Math.max(0, Math.min(wait, this.lingering[0].dueAt - performance.now()));
+        await this.sleep(wait);
+      }
     }
   }
 
