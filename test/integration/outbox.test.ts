@@ -172,3 +172,43 @@ describe('indexer workers', () => {
     }
   });
 });
+
+describe('idle indexer', () => {
+  const claimsOf = (claim: jest.SpyInstance, ns: string) => claim.mock.contexts.filter((c) => (c as { ns: string }).ns === ns).length;
+
+  it('backs off its polling while the outbox stays empty', async () => {
+    const prefix = `${uniqueId('idle').toLowerCase()}_`;
+    const claim = jest.spyOn(OutboxStore.prototype, 'claim');
+    const svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix, OUTBOX_WORKERS: '2', OUTBOX_POLL_MS: '20', OUTBOX_IDLE_POLL_MS: '400' });
+    try {
+      const before = claimsOf(claim, prefix);
+      await new Promise((r) => setTimeout(r, 1500));
+      // Two workers polling every 20 ms would claim about 150 times.
+      expect(claimsOf(claim, prefix) - before).toBeLessThan(30);
+    } finally {
+      claim.mockRestore();
+      await svc.close();
+    }
+  });
+
+  it('is woken by a write at once, not at its next idle poll', async () => {
+    const prefix = `${uniqueId('wake').toLowerCase()}_`;
+    const svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix, OUTBOX_POLL_MS: '1000', OUTBOX_IDLE_POLL_MS: '8000' });
+    const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,${uniqueId('wake')},PROD)`;
+    try {
+      // Idle for 3.5 s: the first worker polled after 1 s and 3 s and sleeps until 7 s; the second sleeps 8 s.
+      await new Promise((r) => setTimeout(r, 3500));
+      const written = performance.now();
+      expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', { name: 'wake', customProperties: {} }))).status).toBe(200);
+      const pending = async () => Number((await svc.graph.driver.executeQuery('MATCH (o:Outbox {urn: $urn, ns: $ns}) RETURN count(o) AS n', { urn, ns: prefix }, { database: 'neo4j' })).records[0].get('n'));
+      while ((await pending()) > 0 && performance.now() - written < 5000) await new Promise((r) => setTimeout(r, 20));
+      expect(await pending()).toBe(0);
+      expect(performance.now() - written).toBeLessThan(2000);
+    } finally {
+      await svc.call('POST', '/entities?action=delete', { urn });
+      await svc.indexer.stop();
+      await svc.search.deleteIndex(`${prefix}*`);
+      await svc.close();
+    }
+  });
+});
