@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -65,7 +65,9 @@ export function cpuSnapshot(pids: Record<string, number> = {}): { self: number; 
   return { self: (usage.user + usage.system) / 1000, processes, machine: busy * tick };
 }
 
-/** Runs the service as a separate process (as in production), waits for /health. */
+let built = false;
+
+/** Runs the service as a separate process, compiled as the Docker image and `npm run serve` run it; waits for /health. */
 export async function startServiceProcess(
   b: Backends,
   env: Record<string, string> = {},
@@ -74,7 +76,11 @@ export async function startServiceProcess(
   const port = 18000 + Math.floor(Math.random() * 2000);
   // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service (NODE_OPTIONS refuses --cpu-prof).
   nodeArgs = [...nodeArgs, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+  if (!built) {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    built = true;
+  }
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

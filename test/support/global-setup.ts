@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
@@ -5,6 +6,8 @@ import { join } from 'node:path';
  * TEST_NEO4J_URI, TEST_OPENSEARCH_URL, TEST_ELASTICSEARCH_URL. Workers read the addresses from the environment.
  */
 export default async function globalSetup(): Promise<void> {
+  // Service processes (serviceProcess) run the compiled build, as the Docker image does.
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'ignore', 'inherit'] });
   const given = process.env.TEST_NEO4J_URI && process.env.TEST_OPENSEARCH_URL;
   if (given) return;
   const { startServers } = await import('../../stack');

@@ -76,10 +76,13 @@ export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 const ROOT = join(__dirname, '..', '..');
 
-/** The service as a separate process on the test stack (as in production: its own memory, caches and driver). */
+/**
+ * The service as a separate process on the test stack, compiled as in production (global setup builds dist/): its own
+ * memory, caches and driver.
+ */
 export async function serviceProcess(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), TOKEN_SECRET: TEST_TOKEN_SECRET },
     stdio: ['ignore', 'ignore', 'inherit'],
