@@ -123,6 +123,11 @@ export function percentile(sorted: number[], p: number): number {
 
 /** `concurrency` workers pull jobs 0..total-1; each job's latency is recorded in ms. */
 export async function runLoad(concurrency: number, total: number, job: (i: number) => Promise<boolean | void>): Promise<RunResult> {
+  const run = await timedLoad(concurrency, total, job);
+  return summarize(run.latencies, run.errors, run.seconds);
+}
+
+async function timedLoad(concurrency: number, total: number, job: (i: number) => Promise<boolean | void>): Promise<{ latencies: number[]; errors: number; seconds: number }> {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -137,23 +142,54 @@ export async function runLoad(concurrency: number, total: number, job: (i: numbe
       }
     }),
   );
-  return summarize(latencies, errors, (performance.now() - started) / 1000);
+  return { latencies, errors, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
- * One client alternating between two jobs (a(0), b(0), a(1), b(1), …), so that both meet the same cache states: run one
- * after the other, the second runs on caches the first warmed (a 1-client search p50 moved by 8 ms with the order).
+ * One client alternating between two jobs, the first of each pair swapping every time (a(0), b(0), b(1), a(1), a(2), …):
+ * each request's data is warm for whichever side runs it second, so a fixed order favoured the second side (a 1-client
+ * search p50 moved by 8 ms with the order).
  */
 export async function runAlternating(total: number, a: (i: number) => Promise<boolean | void>, b: (i: number) => Promise<boolean | void>): Promise<[RunResult, RunResult]> {
   const sides = [a, b].map((job) => ({ job, latencies: [] as number[], errors: 0 }));
   for (let i = 0; i < total; i++) {
-    for (const side of sides) {
+    for (const side of i % 2 === 0 ? sides : [sides[1], sides[0]]) {
       const t = performance.now();
       if (!(await succeeds(side.job, i))) side.errors++;
       side.latencies.push(performance.now() - t);
     }
   }
   const [x, y] = sides.map((side) => summarize(side.latencies, side.errors, side.latencies.reduce((sum, l) => sum + l, 0) / 1000));
+  return [x, y];
+}
+
+/**
+ * Throughput of two jobs at `concurrency` clients, in two rounds of `total` requests each, a b then b a, so that each side
+ * runs once on the same requests the other has just warmed and once before it. Latencies, time and CPU of both rounds are
+ * pooled per side.
+ */
+async function runPairedLoad(
+  concurrency: number,
+  total: number,
+  pids: Record<string, number>,
+  a: (i: number) => Promise<boolean | void>,
+  b: (i: number) => Promise<boolean | void>,
+): Promise<[RunResult, RunResult]> {
+  const sides = [a, b].map((job) => ({ job, latencies: [] as number[], errors: 0, seconds: 0, cpu: [] as Record<string, number>[] }));
+  for (const order of [sides, [sides[1], sides[0]]]) {
+    for (const side of order) {
+      const before = cpuSnapshot(pids);
+      const run = await timedLoad(concurrency, total, side.job);
+      side.cpu.push(cpuPerOperation(before, cpuSnapshot(pids), total));
+      side.latencies.push(...run.latencies);
+      side.errors += run.errors;
+      side.seconds += run.seconds;
+    }
+  }
+  const [x, y] = sides.map((side) => {
+    const cpu = Object.fromEntries(Object.keys(side.cpu[0]).map((key) => [key, Math.round((side.cpu[0][key] + side.cpu[1][key]) / 2)]));
+    return Object.assign(summarize(side.latencies, side.errors, side.seconds), cpu);
+  });
   return [x, y];
 }
 
@@ -180,16 +216,6 @@ function summarize(latencies: number[], errors: number, seconds: number): RunRes
   };
 }
 
-/**
- * A run with the CPU it cost per operation (µs): this benchmark process (the client), each named process (service,
- * neo4j, opensearch) and the rest of the machine (the kernel's share of loopback traffic, other processes).
- */
-async function withCpu(operations: number, pids: Record<string, number>, run: () => Promise<RunResult>): Promise<RunResult> {
-  const before = cpuSnapshot(pids);
-  const result = await run();
-  return Object.assign(result, cpuPerOperation(before, cpuSnapshot(pids), operations));
-}
-
 /** CPU µs per operation between two snapshots: the client (this process), each named process, the rest of the machine. */
 export function cpuPerOperation(before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, operations: number): Record<string, number> {
   const per = (ms: number) => Math.round((ms * 1000) / operations);
@@ -212,7 +238,7 @@ export interface ComparedOperation {
 
 /**
  * Per operation: warms both sides, then p50 at 1 client (alternating service and raw requests) and throughput at
- * `concurrency` clients, service beside raw.
+ * `concurrency` clients (two rounds, in both orders), service beside raw.
  * Adds a row per run to `rows` (raw rows named with `rawLabel`) and returns the summary with the ratios.
  */
 export async function compareWithRaw(
@@ -229,10 +255,8 @@ export async function compareWithRaw(
     await runLoad(concurrency, warmup, op.raw);
     const [oneService, oneRaw] = await runAlternating(Math.ceil(requests / 4), op.service, op.raw);
     const one = { service: oneService, raw: oneRaw };
-    const many = {
-      service: await withCpu(requests, options.pids ?? {}, () => runLoad(concurrency, requests, op.service)),
-      raw: await withCpu(requests, options.pids ?? {}, () => runLoad(concurrency, requests, op.raw)),
-    };
+    const [manyService, manyRaw] = await runPairedLoad(concurrency, requests, options.pids ?? {}, op.service, op.raw);
+    const many = { service: manyService, raw: manyRaw };
     const errors = one.service.errors + many.service.errors + one.raw.errors + many.raw.errors;
     if (errors > 0) throw new Error(`${name}: ${errors} requests failed`);
     for (const [label, r] of [['1 client', one], [`${concurrency} clients`, many]] as const) {
