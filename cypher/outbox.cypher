@@ -13,7 +13,7 @@ WITH o, o.claimUntil < $now AS free
 REMOVE o._LOCK_
 WITH o WHERE free
 SET o.claimUntil = $now + $leaseMs
-RETURN o.urn AS urn, o.rev AS rev
+RETURN o.urn AS urn, o.rev AS rev, coalesce(o.markers, []) AS markers
 
 // @name acknowledge
 // Removes entries whose revision was indexed; entries re-written since then stay for the next round. The entry is
@@ -45,6 +45,13 @@ REMOVE o._LOCK_
 WITH o, entry WHERE applied
 SET o.applied = entry.rev, o.claimUntil = $claimUntil
 
+// @name referencedMarkers
+// Which of these pending-delete markers an outbox entry still holds (the others can go).
+UNWIND $markers AS m
+MATCH (o:Outbox {urn: m.urn, ns: $ns})
+WHERE m.id IN o.markers
+RETURN m.id AS id
+
 // @name pending
 // Entries still waiting among the given URNs (all entries when $urns is null); applied deletes are not waiting.
 MATCH (o:Outbox)
@@ -61,8 +68,9 @@ SET e._LOCK_ = true
 REMOVE e._LOCK_
 WITH e, urn
 OPTIONAL MATCH (old:Outbox {urn: urn, ns: $ns})
+WITH e, urn, old, old.markers AS markers
 CALL (old) {
   WITH old WHERE old IS NOT NULL
   DELETE old
 }
-CREATE (:Outbox {urn: urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
+CREATE (:Outbox {urn: urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0, markers: markers})

@@ -147,13 +147,16 @@ CALL (e, x) {
   // A fresh entry, not an update of the old one: an indexer acknowledging the old entry may delete it while this
   // waits for its lock, and Neo4j then applies the update to the deleted node without error (the write would never
   // reach the index). A node this transaction created cannot be deleted under it.
+  // Pending-delete markers carry over: each stays until an indexer has applied an entry that held it.
   WITH e, x WHERE x.changed
   OPTIONAL MATCH (old:Outbox {urn: x.urn, ns: $ns})
+  WITH e, x, old, coalesce(old.markers, []) + x.markers AS markers
   CALL (old) {
     WITH old WHERE old IS NOT NULL
     DELETE old
   }
-  CREATE (:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
+  CREATE (o:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
+  SET o.markers = CASE WHEN size(markers) = 0 THEN null ELSE markers END
 }
 CALL (e, x) {
   WITH e, x WHERE x.hasAspects AND e.placeholder IS NOT NULL

@@ -28,6 +28,7 @@ import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { DeletedHitGuard } from './services/search/deleted-hit-guard';
 import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
+import { PendingDeleteMarkers } from './stores/search/pending-deletes';
 import { LatestAspectCache } from './stores/graph/latest-aspect-cache';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
@@ -110,6 +111,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache);
   await aspectStore.prepareWrites();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
+  const pendingDeletes = new PendingDeleteMarkers(search, indexNames);
+  // In the background: the service starts while the engine is down, and the first delete creates the index anyway.
+  pendingDeletes.ensureIndex().catch(() => undefined);
   const indexer = new SearchIndexer(
     registry,
     aspectStore,
@@ -118,6 +122,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     indexNames,
     { batchSize: config.OUTBOX_BATCH_SIZE, pollMs: config.OUTBOX_POLL_MS, idlePollMs: config.OUTBOX_IDLE_POLL_MS, lingerMs: config.OUTBOX_LINGER_MS, workers: config.OUTBOX_WORKERS, maxBackoffMs: config.HEALTH_CHECK_INTERVAL_MS * 2 },
     logger,
+    pendingDeletes,
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
   const writer = new GroupWriter(
@@ -135,9 +140,10 @@ export async function startService(config: Config, backends: BackendAddresses, l
     retention: config.RETENTION_MAX_VERSIONS,
     onCommitted: () => indexer.notify(),
     aspectValidators: { testInfo: testInfoValidator(registry) },
+    pendingDeletes,
   });
   const retrieval = new RetrievalService(registry, aspectStore);
-  const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(new DeletedHitsStore(graph, config.SEARCH_INDEX_PREFIX, config.BACKEND_TIMEOUT_MS)));
+  const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS)));
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);

@@ -31,7 +31,14 @@ export interface IngestionOptions {
   onCommitted?: () => void;
   /** Semantic checks per aspect name, run after schema validation; they throw (e.g. ValidationError) to reject. */
   aspectValidators?: Record<string, (value: Record<string, unknown>) => void>;
+  /**
+   * Marks entities in the search engine before a delete commits (PendingDeleteMarkers), so searches can drop their
+   * documents until the index catches up; refuses (UnavailableError) when the engine cannot take the marks.
+   */
+  pendingDeletes?: { mark(urns: string[]): Promise<string[]> };
 }
+
+type DeleteItem = Exclude<WriteItem, { kind: 'upsert' }>;
 
 type UpsertItem = Extract<WriteItem, { kind: 'upsert' }>;
 
@@ -138,7 +145,9 @@ export class IngestionService {
   /** Hard delete: every aspect, version, edge, search document and time-series document of the entity. */
   async deleteEntity(rawUrn: unknown): Promise<{ urn: string; rows: number; timeseriesRows: number }> {
     const { urn } = this.registry.parseEntityUrn(rawUrn);
-    const [outcome] = await this.writer.submit([{ kind: 'deleteEntity', urn: urn.raw, entityType: urn.entityType }]);
+    const item: DeleteItem = { kind: 'deleteEntity', urn: urn.raw, entityType: urn.entityType };
+    await this.markDeletes([item]);
+    const [outcome] = await this.writer.submit([item]);
     const rows = outcome.rows;
     this.options.onCommitted?.();
     const timeseriesRows = this.timeseries ? await this.timeseries.deleteForUrn(urn.raw) : 0;
@@ -303,6 +312,16 @@ export class IngestionService {
     return { unchanged: outcome.unchanged };
   }
 
+  /** One pending-delete marker per entity a request deletes from, written before the request's writes are queued. */
+  private async markDeletes(items: WriteItem[]): Promise<void> {
+    const deletes = items.filter((i): i is DeleteItem => i.kind !== 'upsert');
+    if (deletes.length === 0 || !this.options.pendingDeletes) return;
+    const urns = [...new Set(deletes.map((d) => d.urn))];
+    const ids = await this.options.pendingDeletes.mark(urns);
+    const byUrn = new Map(urns.map((urn, i) => [urn, ids[i]]));
+    for (const d of deletes) d.marker = byUrn.get(d.urn);
+  }
+
   /** All of a request's writes in proposal order, as one unit of the group writer (one transaction). */
   private async apply(prepared: Prepared[]): Promise<void> {
     const items: WriteItem[] = [];
@@ -332,6 +351,7 @@ export class IngestionService {
       });
     }
     if (items.length > 0) {
+      await this.markDeletes(items);
       await this.writer.submit(items);
       this.options.onCommitted?.();
     }

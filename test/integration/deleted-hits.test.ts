@@ -1,7 +1,8 @@
-import { DELETE_GRACE_MS } from '../../src/services/indexing/indexer';
+import { DELETE_GRACE_MS, MARKER_SWEEP_AGE_MS } from '../../src/services/indexing/indexer';
 import { DeletedHitGuard } from '../../src/services/search/deleted-hit-guard';
 import { DeletedHitsStore } from '../../src/stores/graph/deleted-hits-store';
-import type { SearchHit } from '../../src/stores/search/engine';
+import { IndexNames } from '../../src/stores/search/mappings';
+import { PendingDeleteMarkers } from '../../src/stores/search/pending-deletes';
 import { proposal } from '../support/samples';
 import { engineUrl, startTestService, uniqueId, type TestService } from '../support/service';
 
@@ -118,22 +119,86 @@ describe('hard-deleted entities in search results', () => {
     expect((await outboxEntry(urn)) ?? null).toBeNull();
   });
 
-  it('checks the hits themselves when the snapshot is truncated or answered too late', async () => {
+  it('checks the hits themselves when the markers are not trusted (answered too late)', async () => {
     const [ghost, live] = [ds('fallback_ghost'), ds('fallback_live')];
     await ingest(a, ghost, `fallback_ghost_${id}`);
     await ingest(a, live, `fallback_live_${id}`);
     await a.indexer.waitUntilIndexed([ghost, live]);
-    // Aspects removed behind the service's back: no outbox entry, so only a check of the hits can see it.
+    // Aspects removed behind the service's back: no marker, so only a check of the hits can see it.
     await a.graph.driver.executeQuery('MATCH (a:Aspect {urn: $urn}) DETACH DELETE a', { urn: ghost }, { database: 'neo4j' });
-    const hits = [ghost, live].map((urn): SearchHit => ({ id: urn, index, score: 1, source: {} }));
-    const store = new DeletedHitsStore(a.graph, prefix);
-    for (const options of [{ scanLimit: 0 }, { graceMs: -1 }]) {
-      const { hits: kept } = await new DeletedHitGuard(store, options).run(async () => hits, (r) => r);
-      expect(kept.map((h) => h.id)).toEqual([live]);
-    }
-    // The snapshot alone does not see it (what a trusted snapshot relies on is the outbox).
-    expect((await new DeletedHitGuard(store).run(async () => hits, (r) => r)).hits.map((h) => h.id)).toEqual([ghost, live]);
+    const guard = (graceMs?: number) => new DeletedHitGuard(a.search, markers(), new DeletedHitsStore(a.graph), { graceMs });
+    const run = (g: DeletedHitGuard) => g.search([{ index, body: { query: { terms: { urn: [ghost, live] } }, sort: [{ urn: 'asc' }] } }], ([r]) => r.hits);
+    expect((await run(guard(-1))).hits.map((h) => h.id)).toEqual([live]);
+    // Trusted markers alone do not see it (what they rely on is that every delete marks first).
+    expect((await run(guard())).hits.map((h) => h.id)).toEqual([ghost, live].sort());
     await a.call('POST', '/entities?action=delete', { urn: ghost });
     await a.call('POST', '/entities?action=delete', { urn: live });
+  });
+
+  const markers = () => new PendingDeleteMarkers(a.search, new IndexNames(prefix));
+  const markerUrns = async () => {
+    await a.search.refresh(markers().index);
+    return (await a.search.search(markers().index, { size: 100, query: { match_all: {} } })).hits.map((h) => ({ id: h.id, urn: h.source.urn }));
+  };
+
+  it('marks a deleted entity before the commit and removes the marker only after the grace that follows the engine delete', async () => {
+    const gone = ds('marker_gone');
+    await ingest(a, gone, `marker_gone_${id}`);
+    await a.indexer.waitUntilIndexed([gone]);
+    await Promise.all([a.indexer.stop(), b.indexer.stop()]);
+    try {
+      expect((await b.call('POST', '/entities?action=delete', { urn: gone })).status).toBe(200);
+      const mine = (await markerUrns()).filter((m) => m.urn === gone);
+      expect(mine).toHaveLength(1);
+      const entry = await a.graph.driver.executeQuery('MATCH (o:Outbox {urn: $urn, ns: $ns}) RETURN o.markers AS markers', { urn: gone, ns: prefix }, { database: 'neo4j' });
+      expect(entry.records[0].get('markers')).toEqual([mine[0].id]);
+    } finally {
+      a.indexer.start();
+      b.indexer.start();
+    }
+    await a.indexer.waitUntilIndexed([gone]);
+    const applied = Date.now();
+    expect(await inEngine(gone)).toBe(0);
+    const deadline = Date.now() + DELETE_GRACE_MS + 10_000;
+    while ((await markerUrns()).some((m) => m.urn === gone) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect((await markerUrns()).some((m) => m.urn === gone)).toBe(false);
+    expect(Date.now() - applied).toBeGreaterThanOrEqual(DELETE_GRACE_MS - 200);
+  });
+
+  it('refuses a delete the engine cannot mark, and changes nothing', async () => {
+    const kept = ds('unmarked_kept');
+    await ingest(a, kept, `unmarked_kept_${id}`);
+    await a.indexer.waitUntilIndexed([kept]);
+    const markerIndex = markers().index;
+    await a.search.blockWrites(markerIndex);
+    try {
+      const res = await a.call('POST', '/entities?action=delete', { urn: kept });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 503, message: expect.stringContaining('nothing was deleted'), exceptionClass: 'UnavailableError' });
+      const aspectDelete = await a.call('POST', '/aspects?action=ingestProposal', proposal(kept, 'browsePaths', null, 'DELETE'));
+      expect(aspectDelete.status).toBe(503);
+    } finally {
+      const res = await fetch(`${engineUrl('opensearch')}/${markerIndex}/_settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ 'index.blocks.write': false }) });
+      expect(res.status).toBe(200);
+    }
+    expect((await a.call('GET', `/aspects/${encodeURIComponent(kept)}?aspect=browsePaths&version=0`)).status).toBe(200);
+    expect((await visible(b, `unmarked_`)).search).toEqual([kept]);
+  });
+
+  it('sweeps old markers that no outbox entry holds, and keeps the others', async () => {
+    const [orphan, held, recent] = [ds('sweep_orphan'), ds('sweep_held'), ds('sweep_recent')];
+    const old = Date.now() - MARKER_SWEEP_AGE_MS - 60_000;
+    const [orphanId, heldId] = await markers().mark([orphan, held], old);
+    const [recentId] = await markers().mark([recent]);
+    await a.graph.driver.executeQuery('CREATE (:Outbox {urn: $urn, ns: $ns, rev: 1, updatedAt: 0, claimUntil: 9e15, markers: [$id]})', { urn: held, ns: prefix, id: heldId }, { database: 'neo4j' });
+    try {
+      await a.indexer.sweepMarkers(true);
+      const left = (await markerUrns()).map((m) => m.id);
+      expect(left).not.toContain(orphanId);
+      expect(left).toEqual(expect.arrayContaining([heldId, recentId]));
+    } finally {
+      await a.graph.driver.executeQuery('MATCH (o:Outbox {urn: $urn, ns: $ns}) DELETE o', { urn: held, ns: prefix }, { database: 'neo4j' });
+      await markers().remove([heldId, recentId]);
+    }
   });
 });

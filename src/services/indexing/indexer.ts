@@ -7,6 +7,7 @@ import type { AspectStore } from '../../stores/graph/aspect-store';
 import type { OutboxEntry, OutboxStore } from '../../stores/graph/outbox-store';
 import type { BulkOperation, SearchEngine } from '../../stores/search/engine';
 import { entityIndexDefinition, type IndexNames } from '../../stores/search/mappings';
+import type { PendingDeleteMarkers } from '../../stores/search/pending-deletes';
 import { buildDocument } from './document';
 
 export interface IndexerOptions {
@@ -38,6 +39,13 @@ export interface IndexerOptions {
 export const DELETE_GRACE_MS = 2000;
 
 /**
+ * A pending-delete marker no outbox entry holds is removed once it is this old: its delete either committed (and its
+ * entry was applied) or never will, since no write waits anywhere near this long (BACKEND_TIMEOUT_MS).
+ */
+export const MARKER_SWEEP_AGE_MS = 10 * 60_000;
+const MARKER_SWEEP_INTERVAL_MS = 60_000;
+
+/**
  * Keeps the search index in step with Neo4j: drains the outbox written with every aspect change, rebuilds each
  * entity's document from its latest aspects and writes it with the entity revision as external version. When the
  * engine is down it backs off and retries; entries stay in Neo4j until indexed, so nothing acknowledged is lost.
@@ -58,6 +66,7 @@ export class SearchIndexer {
   private idleWait: number;
   /** Applied deletes waiting out DELETE_GRACE_MS before their outbox entries are removed, oldest first. */
   private lingering: { entries: OutboxEntry[]; dueAt: number }[] = [];
+  private nextMarkerSweep = performance.now() + MARKER_SWEEP_INTERVAL_MS;
 
   constructor(
     private readonly registry: Registry,
@@ -67,6 +76,7 @@ export class SearchIndexer {
     private readonly names: IndexNames,
     private readonly options: IndexerOptions,
     private readonly logger: Logger,
+    private readonly markers?: PendingDeleteMarkers,
   ) {
     this.events.setMaxListeners(0);
     this.idleWait = options.pollMs;
@@ -180,12 +190,36 @@ export class SearchIndexer {
     const due: { entries: OutboxEntry[]; dueAt: number }[] = [];
     while (this.lingering.length > 0 && this.lingering[0].dueAt <= now) due.push(this.lingering.shift()!);
     if (due.length === 0) return;
+    const entries = due.flatMap((d) => d.entries);
     try {
-      await this.outbox.acknowledge(due.flatMap((d) => d.entries));
+      await this.outbox.acknowledge(entries);
     } catch (err) {
       this.lingering.unshift(...due);
       throw err;
     }
+    await this.removeMarkers(entries);
+  }
+
+  /**
+   * Markers of applied entries: the index shows their deletes (for a delete, since the grace), so searches need not
+   * check those entities any more. One that fails to go is swept later.
+   */
+  private async removeMarkers(entries: OutboxEntry[]): Promise<void> {
+    const ids = entries.flatMap((e) => e.markers ?? []);
+    if (ids.length === 0 || !this.markers) return;
+    await this.markers.remove(ids).catch((err) => this.logger.warn({ err: (err as Error).message, markers: ids.length }, 'pending-delete markers not removed; they are swept later'));
+  }
+
+  /**
+   * Removes old markers no entry holds: left by deletes that failed, changed nothing, or whose removal failed. Runs at
+   * most once a minute unless `now`.
+   */
+  async sweepMarkers(now = false): Promise<void> {
+    if (!this.markers || (!now && performance.now() < this.nextMarkerSweep)) return;
+    this.nextMarkerSweep = performance.now() + MARKER_SWEEP_INTERVAL_MS;
+    const old = await this.markers.olderThan(Date.now() - MARKER_SWEEP_AGE_MS);
+    const held = await this.outbox.referencedMarkers(old);
+    await this.markers.remove(old.filter((m) => !held.has(m.id)).map((m) => m.id));
   }
 
   private claim(): Promise<OutboxEntry[]> {
@@ -221,6 +255,7 @@ export class SearchIndexer {
         entries = await this.claim();
         if (entries.length === 0) {
           idle = true;
+          if (worker === 0) await this.sweepMarkers();
         } else {
           this.idleWait = this.options.pollMs;
           // A full batch: more is waiting (another process's writes, a restore); the sleeping workers join in.
@@ -228,6 +263,7 @@ export class SearchIndexer {
           await this.ensureIndices(entries.map((e) => tryParseUrn(e.urn)?.entityType ?? ''));
           const { done, failed } = await this.indexEntries(entries);
           await this.outbox.acknowledge(done);
+          await this.removeMarkers(done);
           if (failed.length > 0) {
             await this.outbox.release(failed.map((e) => e.urn), Date.now() + this.backoff(++this.failures));
           } else {

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../model/errors';
 import type { EntitySpec, Registry } from '../../model/registry';
-import type { Body, SearchEngine } from '../../stores/search/engine';
+import type { Body, SearchEngine, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
 import { escapeRegex, filterQuery, NOT_REMOVED, parseFilter, SearchSchema, textQuery, type Filter } from './query-builder';
@@ -95,7 +95,11 @@ export class SearchService {
 
   async search(request: SearchRequest) {
     const { index, body, schema } = this.buildSearch(request);
-    const { result, hits } = await this.guard.run(() => this.page(index, body, request.start, request.count), (r) => r.hits);
+    const page = await this.page(index, body, request.start, request.count);
+    const {
+      results: [result],
+      hits,
+    } = page.beyondEnd ? { results: [page.beyondEnd], hits: [] } : await this.guard.search([{ index, body: page.body }], ([r]) => r.hits);
     const facetMetadata = schema.facets.map((facet) => {
       const buckets = ((result.aggregations?.[facet] as { values?: { buckets?: { key: unknown; doc_count: number }[] } })?.values?.buckets ?? []);
       return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
@@ -120,20 +124,23 @@ export class SearchService {
     };
   }
 
-  /** from/size inside the first 10,000 results; beyond that, walks there with search_after. */
-  private async page(index: string, body: Body, start: number, count: number) {
-    if (start + count <= WINDOW) return this.engine.search(index, { ...body, from: start, size: count });
+  /**
+   * The request of a page: from/size inside the first 10,000 results; beyond that, walks there with search_after.
+   * `beyondEnd` is the answer when the walk ran out of results first.
+   */
+  private async page(index: string, body: Body, start: number, count: number): Promise<{ body: Body; beyondEnd?: SearchResult }> {
+    if (start + count <= WINDOW) return { body: { ...body, from: start, size: count } };
     let skipped = 0;
     let after: unknown[] | undefined;
     const walk: Body = { query: body.query, ...(body.post_filter ? { post_filter: body.post_filter } : {}), sort: body.sort, _source: false };
     while (skipped < start) {
       const size = Math.min(WINDOW, start - skipped);
       const chunk = await this.engine.search(index, { ...walk, size, ...(after ? { search_after: after } : {}) });
-      if (chunk.hits.length === 0) return { ...chunk, hits: [] };
+      if (chunk.hits.length === 0) return { body, beyondEnd: { ...chunk, hits: [] } };
       skipped += chunk.hits.length;
       after = chunk.hits[chunk.hits.length - 1].sort;
     }
-    return this.engine.search(index, { ...body, size: count, ...(after ? { search_after: after } : {}) });
+    return { body: { ...body, size: count, ...(after ? { search_after: after } : {}) } };
   }
 
   /** The two engine requests of a browse: the groups one level below the path, and the entities at it. */
@@ -166,9 +173,15 @@ export class SearchService {
   async browse(request: BrowseRequest) {
     const { index, path, groups: groupsBody, items: itemsBody } = this.buildBrowse(request);
     const {
-      result: [groups, items],
+      results: [groups, items],
       hits,
-    } = await this.guard.run(() => Promise.all([this.engine.search(index, groupsBody), this.engine.search(index, itemsBody)]), ([, i]) => i.hits);
+    } = await this.guard.search(
+      [
+        { index, body: groupsBody },
+        { index, body: itemsBody },
+      ],
+      ([, i]) => i.hits,
+    );
     const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
     return {
       value: {
@@ -222,7 +235,7 @@ export class SearchService {
   async autocomplete(request: AutocompleteRequest) {
     const { index, query, limit, body } = this.buildAutocomplete(request);
     const lower = query.toLowerCase();
-    const { hits } = await this.guard.run(() => this.engine.search(index, body), (r) => r.hits);
+    const { hits } = await this.guard.search([{ index, body }], ([r]) => r.hits);
     const suggestions: string[] = [];
     const entities: { urn: string }[] = [];
     for (const hit of hits) {

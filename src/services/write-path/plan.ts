@@ -45,8 +45,9 @@ export type WriteItem =
       patch?: (current: Record<string, unknown> | null) => Record<string, unknown> | null;
       project?: (value: Record<string, unknown>) => Projected;
     }
-  | { kind: 'deleteAspect'; urn: string; entityType: string; name: string }
-  | { kind: 'deleteEntity'; urn: string; entityType: string };
+  /** `marker`: the pending-delete marker written for this delete (PendingDeleteMarkers), kept on the outbox entry. */
+  | { kind: 'deleteAspect'; urn: string; entityType: string; name: string; marker?: string }
+  | { kind: 'deleteEntity'; urn: string; entityType: string; marker?: string };
 
 export interface ItemOutcome {
   /** An upsert that found the same value stored (only its system metadata was written). */
@@ -108,6 +109,8 @@ interface EntityState {
   wipeAll: boolean;
   wipeNames: Set<string>;
   changed: boolean;
+  /** Pending-delete markers of this group's deletes of the entity. */
+  markers: string[];
 }
 
 function emptyAspect(name: string): AspectState {
@@ -161,7 +164,7 @@ function tryPlan(
     let e = entities.get(urn);
     if (!e) {
       const l = locked.get(urn);
-      e = { urn, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false };
+      e = { urn, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
       for (const a of l?.aspects ?? []) {
         const s = emptyAspect(a.name);
         s.stored = true;
@@ -206,6 +209,7 @@ function tryPlan(
 }
 
 function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, name: string) => AspectState): ItemOutcome {
+  if (item.kind !== 'upsert' && item.marker) e.markers.push(item.marker);
   if (item.kind === 'deleteEntity') {
     if (!e.exists) return { unchanged: false, rows: 0 };
     let rows = 0;
@@ -331,7 +335,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     }
     if (!e.exists && !e.created) continue;
     const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
-    plan.entities.push({ urn: e.urn, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created });
+    plan.entities.push({ urn: e.urn, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created, markers: e.markers });
   }
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));

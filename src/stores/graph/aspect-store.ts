@@ -78,7 +78,8 @@ export interface GroupPlan {
   createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
   removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
   createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean }[];
+  /** `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. */
+  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[] }[];
 }
 
 type LatestRead = { urn: string; names: string[] | null };
@@ -142,7 +143,7 @@ export class AspectStore {
       targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
       createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
       createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-      entities: [{ urn, changed: true, hasAspects: true, wiped: false }],
+      entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
     };
     const request: LockRequest = { urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] };
     await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null })));

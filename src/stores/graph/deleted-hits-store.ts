@@ -1,21 +1,12 @@
-import neo4j, { type Record as Neo4jRecord } from 'neo4j-driver';
+import type { Record as Neo4jRecord } from 'neo4j-driver';
 import type { Neo4jStore } from './neo4j';
 
-/** The Neo4j reads of the search deleted-hit guard (cypher/search.cypher). */
+/** The Neo4j read of the search deleted-hit guard (cypher/search.cypher). */
 export class DeletedHitsStore {
-  /** `ns` is the index set (SEARCH_INDEX_PREFIX) whose outbox is read. */
   constructor(
     private readonly neo4j: Neo4jStore,
-    private readonly ns: string,
     private readonly timeoutMs = 30_000,
   ) {}
-
-  /** Entities deleted in Neo4j whose outbox entry is still there; `complete` is false when more than `limit` entries wait. */
-  async deletions(limit: number): Promise<{ deleted: Set<string>; complete: boolean }> {
-    const records = await this.run('search.deletions', 'search/deletions', { ns: this.ns, limit: neo4j.int(limit) });
-    const record = records[0];
-    return { deleted: new Set((record?.get('deleted') as string[] | undefined) ?? []), complete: Number(record?.get('scanned') ?? 0) < limit };
-  }
 
   /** The subset of URNs that are entities with at least one aspect. */
   async existing(urns: string[]): Promise<Set<string>> {

@@ -4,7 +4,11 @@ import type { Neo4jStore } from './neo4j';
 export interface OutboxEntry {
   urn: string;
   rev: number;
+  /** Pending-delete markers the entry held when claimed; they go once the entry is applied. */
+  markers?: string[];
 }
+
+const keys = (entries: OutboxEntry[]) => entries.map(({ urn, rev }) => ({ urn, rev }));
 
 /** The search outbox in Neo4j (cypher/outbox.cypher). Entries are written by the aspect statements themselves. */
 export class OutboxStore {
@@ -17,18 +21,25 @@ export class OutboxStore {
   async claim(limit: number, leaseMs: number, now = Date.now()): Promise<OutboxEntry[]> {
     return this.neo4j.write('outbox.claim', async (tx) => {
       const result = await tx.run(this.neo4j.cypher.get('outbox/claim'), { limit: neo4j.int(limit), leaseMs, now, ns: this.ns });
-      return result.records.map((r) => ({ urn: r.get('urn') as string, rev: Number(r.get('rev')) }));
+      return result.records.map((r) => ({ urn: r.get('urn') as string, rev: Number(r.get('rev')), markers: r.get('markers') as string[] }));
     });
   }
 
   async acknowledge(entries: OutboxEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.neo4j.write('outbox.acknowledge', (tx) => tx.run(this.neo4j.cypher.get('outbox/acknowledge'), { entries, ns: this.ns }));
+    await this.neo4j.write('outbox.acknowledge', (tx) => tx.run(this.neo4j.cypher.get('outbox/acknowledge'), { entries: keys(entries), ns: this.ns }));
   }
 
   async markApplied(entries: OutboxEntry[], claimUntil: number): Promise<void> {
     if (entries.length === 0) return;
-    await this.neo4j.write('outbox.markApplied', (tx) => tx.run(this.neo4j.cypher.get('outbox/markApplied'), { entries, claimUntil, ns: this.ns }));
+    await this.neo4j.write('outbox.markApplied', (tx) => tx.run(this.neo4j.cypher.get('outbox/markApplied'), { entries: keys(entries), claimUntil, ns: this.ns }));
+  }
+
+  /** The ids of these pending-delete markers that their entity's entry still holds. */
+  async referencedMarkers(markers: { id: string; urn: string }[]): Promise<Set<string>> {
+    if (markers.length === 0) return new Set();
+    const records = await this.neo4j.query('outbox.referencedMarkers', 'outbox/referencedMarkers', { markers, ns: this.ns });
+    return new Set(records.map((r) => r.get('id') as string));
   }
 
   async release(urns: string[], retryAt: number): Promise<void> {

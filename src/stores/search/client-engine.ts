@@ -4,6 +4,7 @@ import type {
   BulkOperation,
   EngineName,
   LongRunningOptions,
+  MultiSearchRequest,
   SearchEngine,
   SearchResult,
   TaskInfo,
@@ -20,6 +21,7 @@ type Call = (params: Record<string, unknown>, options?: Record<string, unknown>)
 export interface EngineClient {
   cluster: { health: Call };
   search: Call;
+  msearch: Call;
   count: Call;
   bulk: Call;
   deleteByQuery: Call;
@@ -39,6 +41,22 @@ export interface EngineClient {
   tasks: { get: Call };
   nodes: { info: Call };
   close(): Promise<void>;
+}
+
+function toSearchResult(response: any): SearchResult {
+  const total = response.hits?.total;
+  return {
+    total: typeof total === 'number' ? total : Number(total?.value ?? 0),
+    hits: (response.hits?.hits ?? []).map((h: any) => ({
+      id: h._id,
+      index: h._index,
+      score: h._score ?? null,
+      source: h._source ?? {},
+      highlight: h.highlight,
+      sort: h.sort,
+    })),
+    aggregations: response.aggregations,
+  };
 }
 
 /** One implementation over either client: the adapters differ only in how the client is built. */
@@ -174,19 +192,21 @@ export class ClientSearchEngine implements SearchEngine {
 
   async search(index: string, body: Body): Promise<SearchResult> {
     const response = await this.call(this.client.search, { index, body, ignore_unavailable: true, allow_no_indices: true, track_total_hits: true });
-    const total = response.hits?.total;
-    return {
-      total: typeof total === 'number' ? total : Number(total?.value ?? 0),
-      hits: (response.hits?.hits ?? []).map((h: any) => ({
-        id: h._id,
-        index: h._index,
-        score: h._score ?? null,
-        source: h._source ?? {},
-        highlight: h.highlight,
-        sort: h.sort,
-      })),
-      aggregations: response.aggregations,
-    };
+    return toSearchResult(response);
+  }
+
+  async msearch(requests: MultiSearchRequest[]): Promise<(SearchResult | Error)[]> {
+    const body: Body[] = [];
+    for (const r of requests) {
+      body.push(r.ignoreUnavailable === false ? { index: r.index } : { index: r.index, ignore_unavailable: true, allow_no_indices: true });
+      body.push({ track_total_hits: true, ...r.body });
+    }
+    const response = await this.call(this.client.msearch, { body });
+    return (response.responses as any[]).map((item) => {
+      if (!item.error) return toSearchResult(item);
+      const failure = Object.assign(new Error(`search failed: ${item.error.type ?? item.status}`), { name: 'ResponseError', meta: { statusCode: item.status, body: { error: item.error } } });
+      return translateEngineError(failure) as Error;
+    });
   }
 
   async count(index: string, query?: Body): Promise<number> {

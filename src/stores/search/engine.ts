@@ -29,6 +29,13 @@ export type BulkOperation =
   | { op: 'index'; index: string; id: string; doc: Record<string, unknown>; version?: number; requireAlias?: boolean }
   | { op: 'delete'; index: string; id: string; version?: number };
 
+/** One search of a multi-search: `ignoreUnavailable` answers a missing index with no hits instead of an error. */
+export interface MultiSearchRequest {
+  index: string;
+  body: Body;
+  ignoreUnavailable?: boolean;
+}
+
 export interface BulkItemResult {
   id: string;
   index: string;
@@ -80,6 +87,8 @@ export interface SearchEngine {
   listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]>;
   bulk(operations: BulkOperation[], refresh?: boolean): Promise<BulkItemResult[]>;
   search(index: string, body: Body): Promise<SearchResult>;
+  /** Several searches in one request; each answers its result or its error (translated as a single search's would be). */
+  msearch(requests: MultiSearchRequest[]): Promise<(SearchResult | Error)[]>;
   count(index: string, query?: Body): Promise<number>;
   deleteByQuery(index: string, query: Body, options: LongRunningOptions): Promise<{ task?: string; deleted?: number }>;
   reindex(body: Body, options: LongRunningOptions): Promise<{ task?: string; created?: number }>;

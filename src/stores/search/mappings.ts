@@ -28,6 +28,11 @@ export class IndexNames {
   allEntities(): string {
     return `${this.prefix}*index_v2`;
   }
+
+  /** Markers of deletes the entity indices may not show yet (PendingDeleteMarkers). */
+  pendingDeletes(): string {
+    return `${this.prefix}pending_deletes_v1`;
+  }
 }
 
 /** Fields every entity document carries besides its searchable fields. */
