@@ -32,9 +32,9 @@ export interface IndexerOptions {
 }
 
 /**
- * How long an applied hard delete keeps its outbox entry after the engine delete became visible. Searches read the
- * entries in parallel with the engine (DeletedHitGuard) and trust a read that answered within this time of the
- * request's start; one fixed value, so every process of a deployment agrees on it.
+ * How long an applied hard delete keeps its outbox entry, and its pending-delete markers, after the engine delete became
+ * visible. Searches read the markers beside their query (DeletedHitGuard) and trust an answer that came within this time
+ * of the request's start; one fixed value, so every process of a deployment agrees on it.
  */
 export const DELETE_GRACE_MS = 2000;
 
