@@ -1,9 +1,10 @@
-import { ConfigError, loadConfig } from './config';
+import { applyHeapGrowth, ConfigError, loadConfig } from './config';
 import { startService } from './service';
 
 /** Runs the service against backends given by NEO4J_URI / SEARCH_URL / SEARCH_ENGINE (no local stack). */
 async function main() {
   const config = loadConfig();
+  applyHeapGrowth(config);
   if (!config.NEO4J_URI || !config.SEARCH_URL) {
     throw new ConfigError('NEO4J_URI and SEARCH_URL are required for `npm run serve`; use `npm start` to run with the local stack');
   }

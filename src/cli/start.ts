@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../config';
+import { applyHeapGrowth, ConfigError, loadConfig } from '../config';
 import { startService, ROOT_DIR } from '../service';
 
 /**
@@ -8,6 +8,7 @@ import { startService, ROOT_DIR } from '../service';
  */
 async function main() {
   const config = loadConfig();
+  applyHeapGrowth(config);
   let stopStack: (() => Promise<void>) | null = null;
   let backends;
   if (config.NEO4J_URI && config.SEARCH_URL) {
