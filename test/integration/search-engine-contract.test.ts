@@ -1,5 +1,5 @@
 import { createSearchEngine } from '../../src/stores/search/adapters';
-import type { EngineName, SearchEngine } from '../../src/stores/search/engine';
+import type { EngineName, SearchEngine, SearchResult } from '../../src/stores/search/engine';
 import { InvalidInputError } from '../../src/model/errors';
 import { engineUrl, uniqueId } from '../support/service';
 
@@ -53,6 +53,21 @@ describe.each<[EngineName, { reindex: boolean }]>([
     expect(same[0]).toMatchObject({ ok: true, superseded: false });
     const hit = await engine.search(index, { query: { term: { urn: 'a' } } });
     expect(hit.hits[0].source.name).toBe('Alpha one');
+  });
+
+  it('answers several searches in one request, each with its own result or error', async () => {
+    const [hits, counted, missingIgnored, missing] = await engine.msearch([
+      { index, body: { query: { term: { urn: 'a' } } } },
+      { index, body: { size: 0, aggs: { urns: { terms: { field: 'urn', size: 10 } } } } },
+      { index: `${index}_missing`, body: { query: { match_all: {} } } },
+      { index: `${index}_missing`, body: { query: { match_all: {} } }, ignoreUnavailable: false },
+    ]);
+    expect(hits).toMatchObject({ total: 1, hits: [{ id: 'a' }] });
+    expect(((counted as SearchResult).aggregations?.urns as { buckets: unknown[] }).buckets.length).toBeGreaterThanOrEqual(3);
+    expect(missingIgnored).toMatchObject({ total: 0, hits: [] });
+    expect(missing).toBeInstanceOf(Error);
+    // A body the engine cannot parse fails the whole request, as a single search would.
+    await expect(engine.msearch([{ index, body: { query: { match_all: {} } } }, { index, body: { query: { no_such_query: {} } } }])).rejects.toBeInstanceOf(InvalidInputError);
   });
 
   it('searches with totals, sorting, aggregations and highlights', async () => {
