@@ -9,6 +9,10 @@ export const PENDING_DELETES_DEFINITION: { settings: Body; mappings: Body } = {
   mappings: { dynamic: 'strict', properties: { urn: { type: 'keyword' }, createdAt: { type: 'date', format: 'epoch_millis' } } },
 };
 
+type MarkerDoc = { id: string; urn: string; createdAt: number };
+
+const refused = (cause: string) => new UnavailableError(`The search engine did not take the delete's markers (${cause}); nothing was deleted`, 'search');
+
 export interface PendingDeletes {
   /** Marked URNs; `complete` is false when there were more markers than one read returns. */
   urns: Set<string>;
@@ -45,26 +49,62 @@ export class PendingDeleteMarkers {
    */
   async mark(urns: string[], now = Date.now()): Promise<string[]> {
     if (urns.length === 0) return [];
-    const ids = urns.map(() => randomUUID());
-    const refused = (cause: string) => new UnavailableError(`The search engine did not take the delete's markers (${cause}); nothing was deleted`, 'search');
+    const docs = urns.map((urn) => ({ id: randomUUID(), urn, createdAt: now }));
+    await new Promise<void>((resolve, reject) => {
+      this.waiting.push({ docs, resolve, reject });
+      void this.drain();
+    });
+    return docs.map((d) => d.id);
+  }
+
+  private waiting: { docs: MarkerDoc[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private writing = false;
+
+  /**
+   * Marks of concurrent deletes share one bulk request: each costs the engine a translog fsync and a refresh (about
+   * 30 ms of a delete's latency here), and those arriving while one is written go together in the next.
+   */
+  private async drain(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0);
+        try {
+          const failures = await this.write(batch.flatMap((b) => b.docs));
+          for (const b of batch) {
+            const failure = b.docs.map((d) => failures.get(d.id)).find((f) => f !== undefined);
+            if (failure === undefined) b.resolve();
+            else b.reject(refused(failure));
+          }
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** The failed markers' ids with their error types. */
+  private async write(docs: MarkerDoc[]): Promise<Map<string, string>> {
     for (let attempt = 1; ; attempt++) {
       let results;
       try {
         await this.ensureIndex();
         results = await this.engine.bulk(
-          urns.map((urn, i) => ({ op: 'index', index: this.index, id: ids[i], doc: { urn, createdAt: now } })),
+          docs.map(({ id, urn, createdAt }) => ({ op: 'index', index: this.index, id, doc: { urn, createdAt } })),
           true,
         );
       } catch (err) {
         throw refused(err instanceof UnavailableError ? 'unavailable' : 'refused');
       }
       const failed = results.filter((r) => !r.ok);
-      if (failed.length === 0) return ids;
       if (attempt === 1 && failed.some((r) => r.error === 'index_not_found_exception')) {
         this.ready = false;
         continue;
       }
-      throw refused(failed[0].error ?? String(failed[0].status));
+      return new Map(failed.map((r) => [r.id, r.error ?? String(r.status)]));
     }
   }
 
