@@ -37,6 +37,11 @@ export class CypherLibrary {
     return text;
   }
 
+  /** Names (`<file>/<name>`) of one file's statements, in file order. */
+  names(base: string): string[] {
+    return [...this.statements.keys()].filter((k) => k.startsWith(`${base}/`));
+  }
+
   /** All statements of one file in file order (used for the schema file). */
   file(base: string): string[] {
     return [...this.statements.entries()].filter(([k]) => k.startsWith(`${base}/`)).map(([, v]) => v);
