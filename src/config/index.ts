@@ -50,7 +50,7 @@ export const configSchema = z.object({
   OUTBOX_POLL_MS: positiveInt.default(200),
   OUTBOX_IDLE_POLL_MS: positiveInt.default(2000),
   OUTBOX_WORKERS: positiveInt.max(8).default(2),
-  OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(0),
+  OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(200),
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(100),
   WRITE_GROUP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(2),
   WRITE_GROUP_MAX_WRITES: positiveInt.default(1000),
