@@ -266,14 +266,16 @@ async function warmUp(b: Backends, total: number, stamp: string): Promise<void> 
   const prefix = `warm${stamp}_`;
   const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix });
   try {
+    // total / 5 datasets, phase by phase as in the scenarios; half single proposals, half batches.
+    const perPhase = Math.max(1, Math.floor(total / 5));
+    const write = (n: number) => aspect(prefix, n % perPhase, Math.floor(n / perPhase) % 5, n % 2 === 0);
     const half = Math.floor(total / 2);
-    const write = (n: number) => aspect(prefix, n % Math.max(1, Math.floor(total / 5)), Math.floor(n / Math.max(1, Math.floor(total / 5))) % 5, n % 2 === 0);
     await runLoad(16, half, async (n) => (await http(`${service.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(write(n)) } })).ok);
     await runLoad(4, Math.ceil((total - half) / 100), async (r) => {
       const proposals = Array.from({ length: 100 }, (_, k) => half + r * 100 + k).filter((n) => n < total).map((n) => proposalOf(write(n)));
       return (await http(`${service.url}/aspects?action=ingestProposalBatch`, { json: { proposals } })).ok;
     });
-    await waitAllSearchable(b.searchUrl, `${prefix}datasetindex_v2`, Math.floor(total / 5), FIELD[PHASES[4]], performance.now(), 120_000);
+    await waitAllSearchable(b.searchUrl, `${prefix}datasetindex_v2`, perPhase, FIELD[PHASES[4]], performance.now(), 120_000);
   } finally {
     await service.stop();
     await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);

@@ -106,7 +106,7 @@ const neo4jDef: ServerDef = {
       // a dev server: do not linger 10s in Netty's graceful shutdown quiet periods
       'internal.dbms.bolt.netty_server_shutdown_quiet_period=0',
       'internal.dbms.bolt.netty_server_shutdown_timeout=5',
-      // Extra settings for one run, e.g. the query log with CPU time when profiling: STACK_NEO4J_CONF='db.track_query_cpu_time=true;…'
+      // Extra settings for one run, ';'-separated, e.g. STACK_NEO4J_CONF='dbms.cypher.hints_error=true'
       ...(process.env.STACK_NEO4J_CONF ?? '').split(';').map((l) => l.trim()).filter(Boolean),
       '',
     ];
