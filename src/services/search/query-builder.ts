@@ -123,11 +123,13 @@ function tokenize(input: string): string[] {
  * Rewrites `<field>:<value>` terms so that a URN field matches by id (`tags:pii` finds `urn:li:tag:pii`) and values
  * need no escaping; free text, AND/OR/NOT and parentheses pass through to the engine's query_string parser.
  */
+const FIELDED_TERM = /^([A-Za-z_][\w.]*):(.+)$/s;
+
 export function rewriteQuery(input: string, schema: SearchSchema): string {
   return tokenize(input)
     .map((token) => {
       if (['AND', 'OR', 'NOT', '(', ')', '&&', '||'].includes(token)) return token;
-      const m = /^([A-Za-z_][\w.]*):(.+)$/s.exec(token);
+      const m = FIELDED_TERM.exec(token);
       if (m && schema.fields.has(m[1].replace(/\.keyword$/, ''))) {
         const field = m[1];
         const raw = m[2].startsWith('"') && m[2].endsWith('"') ? m[2].slice(1, -1) : m[2];
@@ -162,6 +164,22 @@ export function textQuery(input: string, schema: SearchSchema): Body {
       should: [{ term: { nameExact: { value: trimmed.toLowerCase(), boost: 1000 } } }],
     },
   };
+}
+
+/**
+ * The fields a search input can match, which are highlighted to report matchedFields: the fields searched by default
+ * and those the input names (`owners:jdoe`). Highlighting every field instead cost the engine about 1 ms per search.
+ */
+export function queriedFields(input: string, schema: SearchSchema): string[] {
+  const fields = new Set([...schema.fields.values()].filter((f) => f.queryByDefault).map((f) => f.name));
+  fields.add('urnTokens');
+  fields.add('nameParts');
+  for (const token of tokenize(input.trim())) {
+    const m = FIELDED_TERM.exec(token);
+    if (!m || !schema.fields.has(m[1].replace(/\.keyword$/, ''))) continue;
+    fields.add(schema.fields.get(m[1].replace(/\.keyword$/, ''))!.text && !m[1].endsWith('.keyword') ? m[1] : schema.exactField(m[1]));
+  }
+  return [...fields];
 }
 
 function criterionQuery(c: Criterion, schema: SearchSchema): Body {
@@ -199,6 +217,48 @@ export function filterQuery(filter: Filter, schema: SearchSchema, excludeField?:
   if (groups.length === 0 || groups.length < filter.length) return null;
   if (groups.length === 1) return { bool: { filter: groups[0].map((c) => criterionQuery(c, schema)) } };
   return { bool: { should: groups.map((g) => ({ bool: { filter: g.map((c) => criterionQuery(c, schema)) } })), minimum_should_match: 1 } };
+}
+
+/** Where a facet's terms aggregation is in the engine's answer (aggregation names from the top). */
+export interface FacetLocation {
+  facet: string;
+  path: string[];
+}
+
+const FACET_SIZE = 50;
+
+/**
+ * The facets' terms aggregations. A facet counts under the filter without its own criteria, so every facet that is not
+ * filtered on counts under the whole filter. When no facet is filtered on, the filter therefore joins the query
+ * (`filterInQuery`) and every facet aggregates the hits directly; otherwise facets that count under the same filter
+ * share one filter aggregation (`@filterN`, a name no field has). A filter aggregation tests every hit of the query,
+ * and wrapping each of a dataset's ~20 facets in its own made a filtered search over 100,000 datasets 2.3x slower.
+ */
+export function facetAggregations(filter: Filter, schema: SearchSchema): { aggs: Record<string, Body>; facets: FacetLocation[]; filterInQuery: boolean } {
+  const filtered = new Set(filter.flat().map((c) => c.field.replace(/\.keyword$/, '')));
+  const filterInQuery = !schema.facets.some((facet) => filtered.has(facet));
+  const aggs: Record<string, Body> = {};
+  const facets: FacetLocation[] = [];
+  const shared = new Map<string, { name: string; terms: Record<string, Body> }>();
+  for (const facet of schema.facets) {
+    const terms = { terms: { field: schema.exactField(facet), size: FACET_SIZE } };
+    const under = filterInQuery ? null : filterQuery(filter, schema, facet);
+    if (!under) {
+      aggs[facet] = terms;
+      facets.push({ facet, path: [facet] });
+      continue;
+    }
+    const key = JSON.stringify(under);
+    let group = shared.get(key);
+    if (!group) {
+      group = { name: `@filter${shared.size}`, terms: {} };
+      aggs[group.name] = { filter: under, aggs: group.terms };
+      shared.set(key, group);
+    }
+    group.terms[facet] = terms;
+    facets.push({ facet, path: [group.name, facet] });
+  }
+  return { aggs, facets, filterInQuery };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -3,7 +3,7 @@ import type { EntitySpec, Registry } from '../../model/registry';
 import type { Body, SearchEngine, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
-import { escapeRegex, filterQuery, NOT_REMOVED, parseFilter, SearchSchema, textQuery, type Filter } from './query-builder';
+import { escapeRegex, facetAggregations, filterQuery, NOT_REMOVED, parseFilter, queriedFields, SearchSchema, textQuery, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
 const WINDOW = 10_000;
@@ -69,39 +69,46 @@ export class SearchService {
   }
 
   /** The engine request of a search (exposed for snapshot tests and the benchmark's raw reference). */
-  buildSearch(request: SearchRequest): { index: string; body: Body; schema: SearchSchema } {
+  buildSearch(request: SearchRequest): { index: string; body: Body; schema: SearchSchema; facets: FacetLocation[] } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     if (request.count > MAX_COUNT) throw new InvalidInputError(`count must be at most ${MAX_COUNT}`);
     const filter = parseFilter(request.filter);
-    const postFilter = filterQuery(filter, schema);
-    const aggs: Record<string, Body> = {};
-    for (const facet of schema.facets) {
-      const others = filterQuery(filter, schema, facet);
-      const terms = { terms: { field: schema.exactField(facet), size: 50 } };
-      aggs[facet] = { filter: others ?? { match_all: {} }, aggs: { values: terms } };
-    }
+    const whole = filterQuery(filter, schema);
+    const { aggs, facets, filterInQuery } = facetAggregations(filter, schema);
+    const text = textQuery(request.input ?? '*', schema);
     const body: Body = {
-      query: { bool: { must: [textQuery(request.input ?? '*', schema)], filter: [NOT_REMOVED] } },
-      ...(postFilter ? { post_filter: postFilter } : {}),
+      query: { bool: { must: [text], filter: filterInQuery && whole ? [NOT_REMOVED, whole] : [NOT_REMOVED] } },
+      ...(!filterInQuery && whole ? { post_filter: whole } : {}),
       aggs,
       sort: ['_score', { urn: 'asc' }],
       // Hits are read by id and highlight only.
       _source: false,
-      highlight: { pre_tags: [''], post_tags: [''], number_of_fragments: 0, require_field_match: false, fields: { '*': {} } },
+      ...(text.match_all
+        ? {}
+        : {
+            highlight: {
+              pre_tags: [''],
+              post_tags: [''],
+              number_of_fragments: 0,
+              require_field_match: false,
+              fields: Object.fromEntries(queriedFields(request.input, schema).map((f) => [f, {}])),
+            },
+          }),
     };
-    return { index: this.names.entity(entity.name), body, schema };
+    return { index: this.names.entity(entity.name), body, schema, facets };
   }
 
   async search(request: SearchRequest) {
-    const { index, body, schema } = this.buildSearch(request);
+    const { index, body, facets } = this.buildSearch(request);
     const page = await this.page(index, body, request.start, request.count);
     const {
       results: [result],
       hits,
     } = page.beyondEnd ? { results: [page.beyondEnd], hits: [] } : await this.guard.search([{ index, body: page.body }], ([r]) => r.hits);
-    const facetMetadata = schema.facets.map((facet) => {
-      const buckets = ((result.aggregations?.[facet] as { values?: { buckets?: { key: unknown; doc_count: number }[] } })?.values?.buckets ?? []);
+    const facetMetadata = facets.map(({ facet, path }) => {
+      const terms = path.reduce<Record<string, unknown> | undefined>((at, name) => at?.[name] as Record<string, unknown> | undefined, result.aggregations);
+      const buckets = (terms?.buckets as { key: unknown; doc_count: number }[] | undefined) ?? [];
       return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
     });
     const urns = hits.map((h) => h.id);

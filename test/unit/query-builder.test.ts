@@ -1,0 +1,69 @@
+import { facetAggregations, parseFilter, queriedFields, SearchSchema, type FieldInfo } from '../../src/services/search/query-builder';
+
+/** The shape of the engine request; the counts it yields on a real engine are in search.test.ts. */
+describe('search query builder', () => {
+  const field = (name: string, over: Partial<FieldInfo> = {}): FieldInfo => ({ name, text: false, urnTypes: [], queryByDefault: false, boost: 1, facet: false, ...over });
+  const schema = new SearchSchema('dataset', 'li', [
+    field('name', { text: true, queryByDefault: true, boost: 10 }),
+    field('description', { text: true, queryByDefault: true }),
+    field('platform', { facet: true, urnTypes: ['dataPlatform'] }),
+    field('tags', { facet: true, queryByDefault: true, urnTypes: ['tag'] }),
+    field('owners', { facet: true, urnTypes: ['corpuser'] }),
+    field('origin', { text: true, facet: true }),
+  ]);
+  const criterion = (f: string, value: string) => ({ field: f, value, condition: 'EQUAL' });
+
+  it('aggregates every facet over the hits when there is no filter', () => {
+    const { aggs, facets, filterInQuery } = facetAggregations([], schema);
+    expect(filterInQuery).toBe(true);
+    expect(aggs).toEqual({
+      platform: { terms: { field: 'platform', size: 50 } },
+      tags: { terms: { field: 'tags', size: 50 } },
+      owners: { terms: { field: 'owners', size: 50 } },
+      origin: { terms: { field: 'origin.keyword', size: 50 } },
+    });
+    expect(facets).toEqual(['platform', 'tags', 'owners', 'origin'].map((facet) => ({ facet, path: [facet] })));
+  });
+
+  it('moves a filter on no facet into the query and aggregates the filtered hits directly', () => {
+    const { aggs, filterInQuery } = facetAggregations(parseFilter({ or: [{ and: [criterion('name', 'orders')] }] }), schema);
+    expect(filterInQuery).toBe(true);
+    expect(Object.values(aggs).every((a) => 'terms' in a)).toBe(true);
+  });
+
+  it('counts each filtered facet without its own criteria, and the others together under the whole filter', () => {
+    const filter = parseFilter({ or: [{ and: [criterion('platform', 'urn:li:dataPlatform:hive'), criterion('tags', 'pii')] }] });
+    const { aggs, facets, filterInQuery } = facetAggregations(filter, schema);
+    expect(filterInQuery).toBe(false);
+    const platformTerm = { terms: { platform: ['urn:li:dataPlatform:hive'] } };
+    const tagTerm = { terms: { tags: ['pii', 'urn:li:tag:pii'] } };
+    expect(aggs).toEqual({
+      '@filter0': { filter: { bool: { filter: [tagTerm] } }, aggs: { platform: { terms: { field: 'platform', size: 50 } } } },
+      '@filter1': { filter: { bool: { filter: [platformTerm] } }, aggs: { tags: { terms: { field: 'tags', size: 50 } } } },
+      '@filter2': {
+        filter: { bool: { filter: [platformTerm, tagTerm] } },
+        aggs: { owners: { terms: { field: 'owners', size: 50 } }, origin: { terms: { field: 'origin.keyword', size: 50 } } },
+      },
+    });
+    expect(facets).toEqual([
+      { facet: 'platform', path: ['@filter0', 'platform'] },
+      { facet: 'tags', path: ['@filter1', 'tags'] },
+      { facet: 'owners', path: ['@filter2', 'owners'] },
+      { facet: 'origin', path: ['@filter2', 'origin'] },
+    ]);
+  });
+
+  it('aggregates a facet over every hit when its criteria were a whole OR branch', () => {
+    const filter = parseFilter({ or: [{ and: [criterion('platform', 'urn:li:dataPlatform:hive')] }, { and: [criterion('owners', 'jdoe')] }] });
+    const { aggs, facets } = facetAggregations(filter, schema);
+    expect(aggs.platform).toEqual({ terms: { field: 'platform', size: 50 } });
+    expect(aggs.owners).toEqual({ terms: { field: 'owners', size: 50 } });
+    expect(facets.find((f) => f.facet === 'tags')!.path).toEqual(['@filter0', 'tags']);
+  });
+
+  it('highlights the default fields and the fields the input names', () => {
+    expect(queriedFields('orders', schema).sort()).toEqual(['description', 'name', 'nameParts', 'tags', 'urnTokens']);
+    expect(queriedFields('owners:jdoe AND (origin:PROD OR name.keyword:x)', schema)).toEqual(expect.arrayContaining(['owners', 'origin', 'name.keyword']));
+    expect(queriedFields('unknown:x', schema)).not.toContain('unknown');
+  });
+});
