@@ -1,11 +1,13 @@
 import neo4j from 'neo4j-driver';
+import { startHttpFloor } from './http-floor';
 import { backends, compareWithRaw, flag, http, report, startServiceProcess, stringFlag, type ComparedOperation } from './lib';
 
 /**
  * entitiesV2 and relationships through the service, beside the same Cypher statements sent straight to Neo4j with
  * neo4j-driver (the raw reference): p50 at 1 client, throughput at --concurrency clients, and their ratios.
  * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
- * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included.
+ * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included. entitiesV2 is also sent
+ * through a bare node:http server (bench/http-floor.ts): the floor any HTTP service in front of Neo4j starts from.
  *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32] [--only entitiesV2|relationships]
  */
 const datasets = flag('datasets', 2000);
@@ -74,9 +76,15 @@ async function main() {
         await session.close();
       }
     };
+    const floor = await startHttpFloor(b.neo4jUri, RAW_LATEST);
     const operations: Record<string, ComparedOperation> = {
       entitiesV2: {
         service: (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`),
+        raw: (n) => query(RAW_LATEST, { urn: datasetUrn(pick(n)), names: null }),
+      },
+      // Not the service: the floor any HTTP service in front of Neo4j starts from (bench/http-floor.ts).
+      'entitiesV2 via a bare node:http server': {
+        service: async (n) => (await http(`${floor.url}/${encodeURIComponent(datasetUrn(pick(n)))}`)).ok,
         raw: (n) => query(RAW_LATEST, { urn: datasetUrn(pick(n)), names: null }),
       },
       relationships: {
@@ -85,8 +93,12 @@ async function main() {
       },
     };
     const only = stringFlag('only', '');
-    if (only) for (const name of Object.keys(operations)) if (name !== only) delete operations[name];
-    rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver', pids: { service: service.child.pid!, ...b.pids } });
+    if (only) for (const name of Object.keys(operations)) if (!name.startsWith(only)) delete operations[name];
+    try {
+      rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 2000, rawLabel: 'neo4j-driver', pids: { service: service.child.pid!, ...b.pids } });
+    } finally {
+      floor.stop();
+    }
   } finally {
     await driver.close();
     await service.stop();
