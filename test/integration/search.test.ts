@@ -1,4 +1,5 @@
 import type { EngineName } from '../../src/stores/search/engine';
+import { entityIndexDefinition, SYSTEM_FIELDS } from '../../src/stores/search/mappings';
 import { proposal } from '../support/samples';
 import { enc, startTestService, uniqueId, type TestService } from '../support/service';
 
@@ -178,6 +179,28 @@ describe.each<[EngineName, Record<string, string>]>([
     expect((await search(`ghost_${id}`)).entities).toEqual([]);
     svc.indexer.start();
     await svc.indexer.waitUntilIndexed([ghost]);
+  });
+
+  it('adds the fields an index made by an older version lacks, keeps those it mapped differently, and indexes into it', async () => {
+    const index = svc.indexNames.entity('chart');
+    const current = entityIndexDefinition(svc.registry, svc.registry.entity('chart'));
+    const properties = { ...(current.mappings.properties as Record<string, Record<string, unknown>>) };
+    const lacking = Object.keys(properties).find((field) => !(field in SYSTEM_FIELDS))!;
+    delete properties[lacking];
+    // An earlier version indexed autocomplete prefixes; the engine refuses to drop them from a live mapping.
+    properties.autocomplete = { ...properties.autocomplete, index_prefixes: { min_chars: 1, max_chars: 19 } };
+    await svc.search.deleteIndex(index);
+    await svc.search.createIndex(index, { settings: current.settings, mappings: { dynamic: false, properties } });
+    await svc.indexer.ensureIndices(['chart'], { recheck: true });
+    const mapping = (await svc.search.getMappings(index)).get(index)!.properties as Record<string, Record<string, unknown>>;
+    expect(mapping[lacking]).toBeDefined();
+    expect(mapping.autocomplete.index_prefixes).toBeDefined();
+    const chart = `urn:li:chart:(looker,old_mapping_${id})`;
+    await ingest(chart, 'chartInfo', { title: `old_mapping_${id}`, description: '', lastModified: { created: { time: 0, actor: 'urn:li:corpuser:x' }, lastModified: { time: 0, actor: 'urn:li:corpuser:x' } } });
+    await svc.indexer.waitUntilIndexed([chart]);
+    const found = await svc.call('POST', '/entities?action=autocomplete', { query: `old_mapping_${id.slice(0, 4)}`, entity: 'chart', limit: 5 });
+    expect(found.body.value.entities.map((e: { urn: string }) => e.urn)).toContain(chart);
+    await svc.call('POST', '/entities?action=delete', { urn: chart });
   });
 
   it('rejects count above 10,000 and an unparsable query with 400', async () => {

@@ -5,7 +5,7 @@ import type { Registry } from '../../model/registry';
 import { tryParseUrn } from '../../model/urn';
 import type { AspectStore } from '../../stores/graph/aspect-store';
 import type { OutboxEntry, OutboxStore } from '../../stores/graph/outbox-store';
-import type { BulkOperation, SearchEngine } from '../../stores/search/engine';
+import type { Body, BulkOperation, SearchEngine } from '../../stores/search/engine';
 import { entityIndexDefinition, type IndexNames } from '../../stores/search/mappings';
 import type { PendingDeleteMarkers } from '../../stores/search/pending-deletes';
 import { buildDocument } from './document';
@@ -109,6 +109,8 @@ export class SearchIndexer {
   /**
    * Creates the index of each entity type that lacks one and adds new fields to existing mappings (all types when none
    * are named). The model has 72 entity types; a deployment writes a few of them, so indices appear on first write.
+   * Only fields the index lacks are sent: a field mapped by an older version keeps that mapping (the engine refuses most
+   * changes, and would refuse the new fields with them) until restoreIndices recreates the index.
    */
   async ensureIndices(entityTypes?: Iterable<string>, options: { recheck?: boolean } = {}): Promise<void> {
     const names = entityTypes ? [...new Set(entityTypes)] : [...this.registry.entities.keys()];
@@ -119,13 +121,15 @@ export class SearchIndexer {
       const index = this.names.entity(entity.name);
       const definition = entityIndexDefinition(this.registry, entity);
       if (await this.engine.indexExists(index)) {
-        try {
-          await this.engine.putMapping(index, definition.mappings);
-        } catch (err) {
-          // A field whose type changed (an older model) cannot be remapped in place; the index keeps serving with its
-          // old mapping until it is dropped and restored (restoreIndices), rather than blocking all indexing.
-          if (err instanceof UnavailableError) throw err;
-          this.logger.warn({ index, err: (err as Error).message }, 'index mapping could not be updated; drop the index and run restoreIndices');
+        const mapped = new Set([...(await this.engine.getMappings(index)).values()].flatMap((m) => Object.keys((m.properties as Body | undefined) ?? {})));
+        const missing = Object.entries(definition.mappings.properties as Record<string, Body>).filter(([field]) => !mapped.has(field));
+        if (missing.length > 0) {
+          try {
+            await this.engine.putMapping(index, { properties: Object.fromEntries(missing) });
+          } catch (err) {
+            if (err instanceof UnavailableError) throw err;
+            this.logger.warn({ index, err: (err as Error).message }, 'index mapping could not be updated; drop the index and run restoreIndices');
+          }
         }
       } else await this.engine.createIndex(index, definition);
       this.readyIndices.add(name);

@@ -155,13 +155,18 @@ export class ClientSearchEngine implements SearchEngine {
   }
 
   async getMappingMeta(index: string): Promise<Map<string, Body>> {
-    const body = await this.call<Record<string, { mappings?: { _meta?: Body } }>>(
+    const mappings = await this.getMappings(index);
+    return new Map([...mappings].map(([name, mapping]) => [name, (mapping._meta as Body | undefined) ?? {}]));
+  }
+
+  async getMappings(index: string): Promise<Map<string, Body>> {
+    const body = await this.call<Record<string, { mappings?: Body }>>(
       this.client.indices.getMapping,
       { index, ignore_unavailable: true, allow_no_indices: true },
       {},
       this.client.indices,
     );
-    return new Map(Object.entries(body ?? {}).map(([name, entry]) => [name, entry.mappings?._meta ?? {}]));
+    return new Map(Object.entries(body ?? {}).map(([name, entry]) => [name, entry.mappings ?? {}]));
   }
 
   async listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]> {

@@ -84,6 +84,8 @@ export interface SearchEngine {
   blockWrites(index: string): Promise<void>;
   /** The mapping `_meta` of each concrete index behind a name or pattern. */
   getMappingMeta(index: string): Promise<Map<string, Body>>;
+  /** The mapping of each concrete index behind a name or pattern (empty when none exists). */
+  getMappings(index: string): Promise<Map<string, Body>>;
   listIndices(pattern: string): Promise<{ index: string; sizeBytes: number; docs: number }[]>;
   bulk(operations: BulkOperation[], refresh?: boolean): Promise<BulkItemResult[]>;
   search(index: string, body: Body): Promise<SearchResult>;

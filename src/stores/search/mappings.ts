@@ -53,7 +53,9 @@ export const SYSTEM_FIELDS: Record<string, Body> = {
   nameParts: { type: 'text', analyzer: 'standard' },
   /** Lower-cased name-like values, for exact-name-first ranking and autocomplete. */
   nameExact: { type: 'keyword', ignore_above: 1024 },
-  autocomplete: { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 1, max_chars: 19 }, fields: { keyword: { type: 'keyword', ignore_above: 512 } } },
+  // No index_prefixes: they cost the engine a quarter of its indexing CPU per dataset document (940 -> 565 µs cold,
+  // 468 -> 355 warm) and autocomplete at 100,000 datasets was no faster with them (p50 7.4 ms with, 6.6 without).
+  autocomplete: { type: 'text', analyzer: 'standard', fields: { keyword: { type: 'keyword', ignore_above: 512 } } },
 };
 
 const TEXT_TYPES: SearchFieldType[] = ['TEXT', 'TEXT_PARTIAL', 'WORD_GRAM'];
