@@ -3,17 +3,12 @@
 // the plan. Every statement takes its rows sorted (entities by urn, edges by target), so concurrent groups lock in one
 // order. Edges are CREATEd, never MERGEd: the source entity is locked, so its edges read in `lock` are exact, and a
 // MERGE of a missing relationship would lock its target exclusively (a hot tag would serialize every writer).
-// `CYPHER replan=skip`: every lookup here seeks (unique constraints, or hints; test/integration/write-plans.test.ts)
-// whatever the statistics, so a plan never needs to change. By default Neo4j replans a statement once the graph has
-// grown enough since its plan, which happens again and again while a young catalog is ingested: skipping it cut Neo4j's
-// CPU per single-proposal write by 15 % in bench/ingest.ts at 3,000 datasets.
 
 // @name lock
 // $entities = [{urn, entityType, create, all, names, values, columns}] sorted by urn. Bumps each entity's rev (which
 // takes its write lock) and returns its stored aspects: every one when `all`, else those in `names`; `values` = names
 // whose value is needed (patches), `columns` = names whose column-level lineage edges are needed. Entities that are
 // absent and not `create` return no row.
-CYPHER replan=skip
 UNWIND $entities AS x
 OPTIONAL MATCH (found:Entity {urn: x.urn})
 OPTIONAL CALL (x, found) {
@@ -53,7 +48,6 @@ RETURN x.urn AS urn, e.rev AS rev, created, aspects
 // @name wipe
 // Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything
 // else the group writes to those entities.
-CYPHER replan=skip
 UNWIND $wipes AS w
 CALL (w) {
   // name/version IS NOT NULL lets Neo4j seek the (urn, name, version) constraint index instead of scanning every aspect.
@@ -79,7 +73,6 @@ CALL (w) {
 // One row per (urn, aspect) the group changes: `copy` = history version that receives the stored latest value;
 // (`copySystemMetadata`: the metadata an earlier identical write of this group gave it); `history` = versions created from values written earlier in this group; `cut` = history versions up to it are dropped
 // (retention); `latest` = the new latest value (null: keep it, only `systemMetadata` changes); `stored` = a latest node exists.
-CYPHER replan=skip
 UNWIND $rows AS row
 MATCH (e:Entity {urn: row.urn})
 CALL (e, row) {
@@ -117,7 +110,6 @@ CALL (e, row) {
 
 // @name removeEdges
 // Edges whose aspect no longer names their target; matched from the (locked) source, never from the target.
-CYPHER replan=skip
 UNWIND $edges AS x
 MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
 USING INDEX SEEK e:Entity(urn)
@@ -127,7 +119,6 @@ DELETE r
 // @name removeColumnEdges
 // Column-level lineage edges the owner's aspect no longer declares.
 // Starts from the source node (hinted: a plan made while few column edges existed scanned the owner index instead).
-CYPHER replan=skip
 UNWIND $edges AS x
 MATCH (f:Entity {urn: x.source})-[r:DownstreamOf {owner: x.owner}]->(:Entity {urn: x.target})
 USING INDEX SEEK f:Entity(urn)
@@ -136,14 +127,12 @@ DELETE r
 
 // @name targets
 // Every edge target once per transaction, sorted; a missing one becomes a placeholder. Existing targets are only read.
-CYPHER replan=skip
 UNWIND $targets AS t
 MERGE (n:Entity {urn: t.urn})
   ON CREATE SET n.type = t.type, n.createdAt = $now, n.placeholder = true
 
 // @name createEdges
 // New edges, sorted by target. CREATE on a dense target takes no exclusive lock on it until commit.
-CYPHER replan=skip
 UNWIND $edges AS x
 MATCH (e:Entity {urn: x.urn})
 MATCH (t:Entity {urn: x.target})
@@ -152,7 +141,6 @@ SET r.aspect = x.aspect, r.isLineage = x.isLineage
 
 // @name createColumnEdges
 // New column-level lineage edges, from the downstream schemaField to the upstream one, owned by (owner, aspect).
-CYPHER replan=skip
 UNWIND $edges AS x
 MATCH (f:Entity {urn: x.source})
 MATCH (u:Entity {urn: x.target})
@@ -162,7 +150,6 @@ SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
 // @name finish
 // Per entity: outbox entry when anything changed, placeholder flag, and a deleted entity without aspects left goes away
 // unless others still point at it.
-CYPHER replan=skip
 UNWIND $entities AS x
 MATCH (e:Entity {urn: x.urn})
 CALL (e, x) {
