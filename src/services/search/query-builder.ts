@@ -119,12 +119,17 @@ function tokenize(input: string): string[] {
   return tokens;
 }
 
+const FIELDED_TERM = /^([A-Za-z_][\w.]*):(.+)$/s;
+
+/** The indexed field a `<field>:<value>` term searches: a text field as analyzed text, any other by exact value. */
+function termTarget(field: string, schema: SearchSchema): string {
+  return schema.fields.get(field.replace(/\.keyword$/, ''))!.text && !field.endsWith('.keyword') ? field : schema.exactField(field);
+}
+
 /**
  * Rewrites `<field>:<value>` terms so that a URN field matches by id (`tags:pii` finds `urn:li:tag:pii`) and values
  * need no escaping; free text, AND/OR/NOT and parentheses pass through to the engine's query_string parser.
  */
-const FIELDED_TERM = /^([A-Za-z_][\w.]*):(.+)$/s;
-
 export function rewriteQuery(input: string, schema: SearchSchema): string {
   return tokenize(input)
     .map((token) => {
@@ -133,7 +138,7 @@ export function rewriteQuery(input: string, schema: SearchSchema): string {
       if (m && schema.fields.has(m[1].replace(/\.keyword$/, ''))) {
         const field = m[1];
         const raw = m[2].startsWith('"') && m[2].endsWith('"') ? m[2].slice(1, -1) : m[2];
-        const target = schema.fields.get(field.replace(/\.keyword$/, ''))!.text && !field.endsWith('.keyword') ? field : schema.exactField(field);
+        const target = termTarget(field, schema);
         const alternatives = schema.expand(field, raw).map((v) => `${target}:${escapeQueryString(v, true)}`);
         return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
       }
@@ -168,7 +173,7 @@ export function textQuery(input: string, schema: SearchSchema): Body {
 
 /**
  * The fields a search input can match, which are highlighted to report matchedFields: the fields searched by default
- * and those the input names (`owners:jdoe`). Highlighting every field instead cost the engine about 1 ms per search.
+ * and those the input names (`owners:jdoe`). Highlighting every field instead cost the engine about 1 ms more per search.
  */
 export function queriedFields(input: string, schema: SearchSchema): string[] {
   const fields = new Set([...schema.fields.values()].filter((f) => f.queryByDefault).map((f) => f.name));
@@ -177,7 +182,7 @@ export function queriedFields(input: string, schema: SearchSchema): string[] {
   for (const token of tokenize(input.trim())) {
     const m = FIELDED_TERM.exec(token);
     if (!m || !schema.fields.has(m[1].replace(/\.keyword$/, ''))) continue;
-    fields.add(schema.fields.get(m[1].replace(/\.keyword$/, ''))!.text && !m[1].endsWith('.keyword') ? m[1] : schema.exactField(m[1]));
+    fields.add(termTarget(m[1], schema));
   }
   return [...fields];
 }
