@@ -3,7 +3,7 @@ import http from 'node:http';
 import neo4j from 'neo4j-driver';
 
 /**
- * The least any HTTP service in front of Neo4j can add to a read on this machine: a bare node:http server (no framework,
+ * What a bare Node HTTP server in front of Neo4j adds to a read on this machine: node:http alone (no framework,
  * auth, validation or cache) that answers GET /<urn> with one auto-commit statement and JSON.stringify of the rows.
  * bench/read.ts measures it beside the same raw statement, so the service's ratio can be read against the floor's.
  */

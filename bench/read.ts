@@ -7,7 +7,7 @@ import { backends, compareWithRaw, flag, http, report, startServiceProcess, stri
  * neo4j-driver (the raw reference): p50 at 1 client, throughput at --concurrency clients, and their ratios.
  * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
  * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included. entitiesV2 is also sent
- * through a bare node:http server (bench/http-floor.ts): the floor any HTTP service in front of Neo4j starts from.
+ * through a bare node:http server (bench/http-floor.ts), the floor the service's ratio is read against.
  *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32] [--only entitiesV2|relationships]
  */
 const datasets = flag('datasets', 2000);
@@ -82,7 +82,7 @@ async function main() {
         service: (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`),
         raw: (n) => query(RAW_LATEST, { urn: datasetUrn(pick(n)), names: null }),
       },
-      // Not the service: the floor any HTTP service in front of Neo4j starts from (bench/http-floor.ts).
+      // Not the service: a bare Node HTTP server in front of Neo4j, the floor the service is read against (bench/http-floor.ts).
       'entitiesV2 via a bare node:http server': {
         service: async (n) => (await http(`${floor.url}/${encodeURIComponent(datasetUrn(pick(n)))}`)).ok,
         raw: (n) => query(RAW_LATEST, { urn: datasetUrn(pick(n)), names: null }),
