@@ -70,6 +70,28 @@ describe.each<[EngineName, { reindex: boolean }]>([
     await expect(engine.msearch([{ index, body: { query: { match_all: {} } } }, { index, body: { query: { no_such_query: {} } } }])).rejects.toBeInstanceOf(InvalidInputError);
   });
 
+  it('answers searches of an index that is being created, once its primary has started', async () => {
+    // The first write of an entity type creates its index; searches of that type in that moment must not fail.
+    const failures: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const fresh = `${index}_fresh${round}`;
+      let creating = true;
+      const searching = (async () => {
+        let searches = 0;
+        while (creating || searches < 3) {
+          const [answer] = await engine.msearch([{ index: fresh, body: { size: 0, query: { match_all: {} } } }]);
+          if (answer instanceof Error) failures.push(answer.message);
+          searches++;
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await engine.createIndex(fresh, { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings });
+      creating = false;
+      await searching;
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('searches with totals, sorting, aggregations and highlights', async () => {
     const result = await engine.search(index, {
       query: { match_all: {} },

@@ -59,6 +59,9 @@ function toSearchResult(response: any): SearchResult {
   };
 }
 
+/** How long a search waits for the primaries of an index that is being created before it fails. */
+const PRIMARY_WAIT_MS = 1000;
+
 /** One implementation over either client: the adapters differ only in how the client is built. */
 export class ClientSearchEngine implements SearchEngine {
   private reindexSupport?: boolean;
@@ -200,7 +203,23 @@ export class ClientSearchEngine implements SearchEngine {
     return toSearchResult(response);
   }
 
+  /**
+   * A search that reaches an index whose primary shard has not started yet fails with 503: the first write of an entity
+   * type creates its index, and searches of that type in the same moment would otherwise fail. Such searches are sent
+   * once more when those primaries are active (waiting at most PRIMARY_WAIT_MS); one still failing fails as before.
+   */
   async msearch(requests: MultiSearchRequest[]): Promise<(SearchResult | Error)[]> {
+    const answers = await this.msearchOnce(requests);
+    const waiting = requests.map((_, i) => i).filter((i) => answers[i].status === 503);
+    if (waiting.length > 0) {
+      await this.waitForPrimaries([...new Set(waiting.map((i) => requests[i].index))]);
+      const again = await this.msearchOnce(waiting.map((i) => requests[i]));
+      waiting.forEach((i, k) => (answers[i] = again[k]));
+    }
+    return answers.map((answer) => answer.result);
+  }
+
+  private async msearchOnce(requests: MultiSearchRequest[]): Promise<{ status: number; result: SearchResult | Error }[]> {
     const body: Body[] = [];
     for (const r of requests) {
       body.push(r.ignoreUnavailable === false ? { index: r.index } : { index: r.index, ignore_unavailable: true, allow_no_indices: true });
@@ -208,10 +227,19 @@ export class ClientSearchEngine implements SearchEngine {
     }
     const response = await this.call(this.client.msearch, { body });
     return (response.responses as any[]).map((item) => {
-      if (!item.error) return toSearchResult(item);
+      if (!item.error) return { status: 200, result: toSearchResult(item) };
       const failure = Object.assign(new Error(`search failed: ${item.error.type ?? item.status}`), { name: 'ResponseError', meta: { statusCode: item.status, body: { error: item.error } } });
-      return translateEngineError(failure) as Error;
+      return { status: Number(item.status), result: translateEngineError(failure) as Error };
     });
+  }
+
+  /** Returns once the primaries of these indices are active, or after PRIMARY_WAIT_MS. */
+  private async waitForPrimaries(indices: string[]): Promise<void> {
+    // Green: a new index reports yellow while its primary is not even assigned, and the service's indices have no
+    // replicas, so green means every shard has started.
+    const params = { index: indices.join(','), wait_for_status: 'green', timeout: `${PRIMARY_WAIT_MS}ms` };
+    // A timeout answers 408; the second attempt then reports whatever is still wrong.
+    await this.client.cluster.health.call(this.client.cluster, params, { ...this.requestOptions, ignore: [408] }).catch(() => undefined);
   }
 
   async count(index: string, query?: Body): Promise<number> {
