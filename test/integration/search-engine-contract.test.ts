@@ -89,6 +89,7 @@ describe.each<[EngineName, { reindex: boolean }]>([
       creating = false;
       await searching;
     }
+    await engine.deleteIndex(`${index}_fresh*`);
     expect(failures).toEqual([]);
   });
 
@@ -129,7 +130,11 @@ describe.each<[EngineName, { reindex: boolean }]>([
     const started = await engine.deleteByQuery(index, { term: { urn: 'b' } }, { waitForCompletion: false, batchSize: 100 });
     expect(started.task).toMatch(/^[\w-]+:\d+$/);
     let task = await engine.getTask(started.task!);
-    for (let i = 0; i < 100 && !task?.completed; i++) task = await engine.getTask(started.task!);
+    // Polled for up to 10 s: right after other index operations the task can take longer than a tight loop of polls.
+    for (let i = 0; i < 200 && !task?.completed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      task = await engine.getTask(started.task!);
+    }
     expect(task).toMatchObject({ completed: true, status: expect.objectContaining({ deleted: 1 }) });
     await engine.refresh(index);
     const copy = await engine.reindex({ source: { index }, dest: { index: `${index}_copy` } }, { waitForCompletion: true, refresh: true });
