@@ -59,8 +59,8 @@ function toSearchResult(response: any): SearchResult {
   };
 }
 
-/** How long a search waits for the primaries of an index that is being created before it fails. */
-const PRIMARY_WAIT_MS = 1000;
+/** How long a search waits for the shards of an index that is being created before it fails. */
+const SHARD_WAIT_MS = 1000;
 
 /** One implementation over either client: the adapters differ only in how the client is built. */
 export class ClientSearchEngine implements SearchEngine {
@@ -204,15 +204,15 @@ export class ClientSearchEngine implements SearchEngine {
   }
 
   /**
-   * A search that reaches an index whose primary shard has not started yet fails with 503: the first write of an entity
-   * type creates its index, and searches of that type in the same moment would otherwise fail. Such searches are sent
-   * once more when those primaries are active (waiting at most PRIMARY_WAIT_MS); one still failing fails as before.
+   * A search that reaches an index whose shard has not started yet fails with 503: the first write of an entity type
+   * creates its index, and searches of that type in the same moment would otherwise fail. Such searches are sent once
+   * more when those indices' shards have started (waiting at most SHARD_WAIT_MS); one still failing fails as before.
    */
   async msearch(requests: MultiSearchRequest[]): Promise<(SearchResult | Error)[]> {
     const answers = await this.msearchOnce(requests);
     const waiting = requests.map((_, i) => i).filter((i) => answers[i].status === 503);
     if (waiting.length > 0) {
-      await this.waitForPrimaries([...new Set(waiting.map((i) => requests[i].index))]);
+      await this.waitForShards([...new Set(waiting.map((i) => requests[i].index))]);
       const again = await this.msearchOnce(waiting.map((i) => requests[i]));
       waiting.forEach((i, k) => (answers[i] = again[k]));
     }
@@ -233,11 +233,11 @@ export class ClientSearchEngine implements SearchEngine {
     });
   }
 
-  /** Returns once the primaries of these indices are active, or after PRIMARY_WAIT_MS. */
-  private async waitForPrimaries(indices: string[]): Promise<void> {
+  /** Returns once every shard of these indices has started, or after SHARD_WAIT_MS. */
+  private async waitForShards(indices: string[]): Promise<void> {
     // Green: a new index reports yellow while its primary is not even assigned, and the service's indices have no
     // replicas, so green means every shard has started.
-    const params = { index: indices.join(','), wait_for_status: 'green', timeout: `${PRIMARY_WAIT_MS}ms` };
+    const params = { index: indices.join(','), wait_for_status: 'green', timeout: `${SHARD_WAIT_MS}ms` };
     // A timeout answers 408; the second attempt then reports whatever is still wrong.
     await this.client.cluster.health.call(this.client.cluster, params, { ...this.requestOptions, ignore: [408] }).catch(() => undefined);
   }
