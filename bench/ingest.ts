@@ -138,15 +138,19 @@ class LagProbe {
     }
   }
 
+  /** One search for the whole batch (a search per write, 20 times a second, cost the engine a tenth of a core). */
   private async searchable(batch: { urn: string; field: string }[]): Promise<Set<string>> {
-    const body = batch.flatMap((p) => [{ index: this.index }, { size: 1, _source: false, query: { bool: { filter: [{ ids: { values: [p.urn] } }, { exists: { field: p.field } }] } } }]);
-    const res = await fetch(`${this.searchUrl}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: body.map((l) => JSON.stringify(l)).join('\n') + '\n' });
-    const json = (await res.json()) as { responses?: { hits?: { total?: { value: number } | number } }[] };
+    const urns = [...new Set(batch.map((p) => p.urn))];
+    const fields = [...new Set(batch.map((p) => p.field))];
+    const body = { size: urns.length, _source: fields, query: { ids: { values: urns } } };
+    const res = await fetch(`${this.searchUrl}/${this.index}/_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (await res.json()) as { hits?: { hits?: { _id: string; _source?: Record<string, unknown> }[] } };
     const out = new Set<string>();
-    (json.responses ?? []).forEach((r, k) => {
-      const total = r.hits?.total;
-      if ((typeof total === 'number' ? total : total?.value ?? 0) > 0) out.add(`${batch[k].urn}|${batch[k].field}`);
-    });
+    for (const hit of json.hits?.hits ?? []) {
+      for (const [field, value] of Object.entries(hit._source ?? {})) {
+        if (value != null && !(Array.isArray(value) && value.length === 0)) out.add(`${hit._id}|${field}`);
+      }
+    }
     return out;
   }
 
