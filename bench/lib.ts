@@ -16,10 +16,14 @@ export interface Backends {
   stop(): Promise<void>;
 }
 
-/** BENCH_NEO4J_URI / BENCH_SEARCH_URL, else a fresh stack of the benchmark's own under .stack/bench. */
+/**
+ * BENCH_NEO4J_URI / BENCH_SEARCH_URL (with BENCH_PIDS=neo4j:123,opensearch:456 to have their CPU reported apart), else a
+ * fresh stack of the benchmark's own under .stack/bench.
+ */
 export async function backends(servers: ServerName[] = ['neo4j', 'opensearch']): Promise<Backends> {
   if (process.env.BENCH_NEO4J_URI && process.env.BENCH_SEARCH_URL) {
-    return { neo4jUri: process.env.BENCH_NEO4J_URI, searchUrl: process.env.BENCH_SEARCH_URL, pids: {}, stop: async () => undefined };
+    const pids = Object.fromEntries((process.env.BENCH_PIDS ?? '').split(',').filter(Boolean).map((p) => p.split(':')).map(([name, pid]) => [name, Number(pid)]));
+    return { neo4jUri: process.env.BENCH_NEO4J_URI, searchUrl: process.env.BENCH_SEARCH_URL, pids, stop: async () => undefined };
   }
   const root = join(ROOT, '.stack', 'bench');
   const started = await startServers({ root, servers, persistent: false, log: (l) => console.error(`[stack] ${l}`) });

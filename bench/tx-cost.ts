@@ -1,32 +1,38 @@
-import neo4j from 'neo4j-driver';
-import { join } from 'node:path';
-import { CypherLibrary } from '../src/stores/graph/cypher';
-import { backends, cpuSnapshot, flag, report, ROOT } from './lib';
+import neo4j, { type ManagedTransaction } from 'neo4j-driver';
+import { backends, cpuSnapshot, flag, report } from './lib';
 
 /**
- * Neo4j's own CPU per auto-commit transaction, for statements that do almost nothing: the floor every Neo4j round trip
- * pays however small the read, and the reason the service shares reads between requests (coalesced entitiesV2 and
- * relationships, shared deleted-hit snapshots) instead of making each one smaller.
+ * Neo4j's own CPU per transaction for statements that do almost nothing: the floor every round trip and every statement
+ * pays however small its work. It is why the service shares transactions between requests (group commit, coalesced
+ * reads) instead of making each one smaller.
  *   npx tsx bench/tx-cost.ts [--seconds 4] [--concurrency 8]
+ * With BENCH_NEO4J_URI, name the server's process for its CPU: BENCH_PIDS=neo4j:<pid>.
  */
 const seconds = flag('seconds', 4);
 const concurrency = flag('concurrency', 8);
 
+type Statement = [string, Record<string, unknown>];
+
 async function main() {
   const b = await backends(['neo4j']);
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
-  const cypher = new CypherLibrary(join(ROOT, 'cypher'));
   const rows: Record<string, Record<string, unknown>> = {};
+  const write = 'UNWIND $rows AS row MERGE (n:TxCostBench {id: row.id}) SET n.v = row.v';
+  const rowsOf = (n: number) => Array.from({ length: n }, () => ({ id: Math.floor(Math.random() * 10_000), v: Math.random() }));
+  const cases: [string, 'READ' | 'WRITE', () => Statement[]][] = [
+    ['read: RETURN 1', 'READ', () => [['RETURN 1', {}]]],
+    ['write: 1 statement of 1 row', 'WRITE', () => [[write, { rows: rowsOf(1) }]]],
+    ['write: 1 statement of 5 rows', 'WRITE', () => [[write, { rows: rowsOf(5) }]]],
+    ['write: 5 statements of 1 row, pipelined', 'WRITE', () => Array.from({ length: 5 }, (): Statement => [write, { rows: rowsOf(1) }])],
+    ['write: 1 statement of 100 rows', 'WRITE', () => [[write, { rows: rowsOf(100) }]]],
+  ];
+  const admin = (statement: string) => driver.executeQuery(statement, {}, { database: 'neo4j' });
   try {
-    const statements: [string, string, Record<string, unknown>, 'READ' | 'WRITE'][] = [
-      ['RETURN 1', 'RETURN 1', {}, 'READ'],
-      ['deleted-hit snapshot (search/deletions), WRITE', cypher.get('search/deletions'), { ns: '', limit: neo4j.int(1000) }, 'WRITE'],
-      ['deleted-hit snapshot (search/deletions), READ', cypher.get('search/deletions'), { ns: '', limit: neo4j.int(1000) }, 'READ'],
-    ];
+    await admin('CREATE CONSTRAINT tx_cost_bench IF NOT EXISTS FOR (n:TxCostBench) REQUIRE n.id IS UNIQUE');
     // Twice through the list, measuring the second pass: the JVM keeps compiling for a while, and the first statement
     // measured would pay for it.
     for (const measured of [false, true]) {
-      for (const [name, statement, params, mode] of statements) {
+      for (const [name, mode, statements] of cases) {
         let transactions = 0;
         const started = Date.now();
         const before = cpuSnapshot(b.pids);
@@ -35,7 +41,8 @@ async function main() {
             while (Date.now() - started < seconds * 1000) {
               const session = driver.session({ database: 'neo4j', defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
               try {
-                await session.run(statement, params);
+                const work = (tx: ManagedTransaction) => Promise.all(statements().map(([q, p]) => tx.run(q, p)));
+                await (mode === 'READ' ? session.executeRead(work) : session.executeWrite(work));
               } finally {
                 await session.close();
               }
@@ -47,11 +54,13 @@ async function main() {
         if (!measured) continue;
         rows[name] = {
           transactionsPerSecond: Math.round(transactions / seconds),
-          'neo4j cpu µs/tx': Math.round(((after.processes.neo4j - before.processes.neo4j) * 1000) / transactions),
+          'neo4j cpu µs/tx': b.pids.neo4j ? Math.round(((after.processes.neo4j - before.processes.neo4j) * 1000) / transactions) : null,
           'client cpu µs/tx': Math.round(((after.self - before.self) * 1000) / transactions),
         };
       }
     }
+    await admin('MATCH (n:TxCostBench) DETACH DELETE n');
+    await admin('DROP CONSTRAINT tx_cost_bench IF EXISTS');
   } finally {
     await driver.close();
     await b.stop();
