@@ -37,10 +37,15 @@ CALL (e, item) {
   DELETE r
 }
 CALL (e, item) {
+  // A missing edge is CREATEd (e is locked, so the check is exact), not MERGEd: planned on a small graph, the MERGE of
+  // a relationship with a dynamic type scanned every relationship in the database for each edge.
   UNWIND item.edges AS edge
   MERGE (t:Entity {urn: edge.target})
     ON CREATE SET t.type = edge.targetType, t.createdAt = $now, t.placeholder = true
-  MERGE (e)-[r:$(edge.type) {aspect: item.aspect}]->(t)
-  SET r.isLineage = edge.isLineage
+  WITH e, item, edge, t, [(e)-[x]->(other:Entity) WHERE other.urn = edge.target AND type(x) = edge.type AND x.aspect = item.aspect | x] AS existing
+  FOREACH (x IN existing | SET x.isLineage = edge.isLineage)
+  WITH e, item, edge, t WHERE size(existing) = 0
+  CREATE (e)-[r:$(edge.type)]->(t)
+  SET r.aspect = item.aspect, r.isLineage = edge.isLineage
 }
 RETURN count(item) AS applied, sum(size(item.edges)) AS edges

@@ -9,8 +9,11 @@ CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)
 // @name aspectVersionUnique
 CREATE CONSTRAINT aspect_version_unique IF NOT EXISTS FOR (a:Aspect) REQUIRE (a.urn, a.name, a.version) IS UNIQUE
 
-// @name aspectNameIndex
-CREATE INDEX aspect_name_version IF NOT EXISTS FOR (a:Aspect) ON (a.name, a.version)
+// @name dropAspectNameIndex
+// Earlier versions created an index on (name, version). No statement needs it, every aspect write paid for it, and a
+// plan made while the catalog was small sought it instead of the constraint above: all versions of an aspect name in
+// the catalog, filtered by urn, for every write (the cost grew with the catalog until Neo4j replanned).
+DROP INDEX aspect_name_version IF EXISTS
 
 // @name outboxUrnUnique
 CREATE CONSTRAINT outbox_entry_unique IF NOT EXISTS FOR (o:Outbox) REQUIRE (o.urn, o.ns) IS UNIQUE
