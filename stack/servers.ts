@@ -105,9 +105,10 @@ const neo4jDef: ServerDef = {
       'db.tx_log.rotation.retention_policy=100M size',
       // Neo4j replans a cached statement once its labels' counts have drifted, at most every 10 s by default: with a
       // catalog growing by hundreds of nodes a second that was a fifth of Neo4j's CPU under ingestion (JFR: planner
-      // frames 25 % of samples, 3 % with replans every 5 min). The service's plans are seeks whatever the counts
-      // (test/integration/write-plans.test.ts plans them on an empty database), so replanning has little to fix.
-      'dbms.cypher.min_replan_interval=5m',
+      // frames 25 % of samples, 3 % without replans). The service's statements are seeks whatever the counts
+      // (test/integration/write-plans.test.ts plans them on an empty database); a lineage walk planned on a catalog
+      // without entities is not, which bounds the interval to a minute.
+      'dbms.cypher.min_replan_interval=1m',
       // a dev server: do not linger 10s in Netty's graceful shutdown quiet periods
       'internal.dbms.bolt.netty_server_shutdown_quiet_period=0',
       'internal.dbms.bolt.netty_server_shutdown_timeout=5',
