@@ -70,7 +70,7 @@ describe.each<[EngineName, { reindex: boolean }]>([
     await expect(engine.msearch([{ index, body: { query: { match_all: {} } } }, { index, body: { query: { no_such_query: {} } } }])).rejects.toBeInstanceOf(InvalidInputError);
   });
 
-  it('answers searches of an index that is being created, once its primary has started', async () => {
+  it('answers searches and counts of an index that is being created, once its primary has started', async () => {
     // The first write of an entity type creates its index; searches of that type in that moment must not fail.
     const failures: string[] = [];
     for (let round = 0; round < 5; round++) {
@@ -80,7 +80,9 @@ describe.each<[EngineName, { reindex: boolean }]>([
         let searches = 0;
         while (creating || searches < 3) {
           const [answer] = await engine.msearch([{ index: fresh, body: { size: 0, query: { match_all: {} } } }]);
-          if (answer instanceof Error) failures.push(answer.message);
+          if (answer instanceof Error) failures.push(`msearch: ${answer.message}`);
+          await engine.search(fresh, { size: 0, query: { match_all: {} } }).catch((err: Error) => failures.push(`search: ${err.message}`));
+          await engine.count(fresh).catch((err: Error) => failures.push(`count: ${err.message}`));
           searches++;
         }
       })();

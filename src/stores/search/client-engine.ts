@@ -82,6 +82,20 @@ export class ClientSearchEngine implements SearchEngine {
     }
   }
 
+  /**
+   * A read of `index` that fails with 503 because a shard has not started yet (the index is being created by the first
+   * write of its entity type) is sent once more when its shards have started, waiting at most SHARD_WAIT_MS.
+   */
+  private async callOnStartedShards<T = any>(index: string, fn: Call, params: Record<string, unknown>): Promise<T> {
+    try {
+      return (await fn.call(this.client, params, this.requestOptions)).body as T;
+    } catch (err) {
+      if ((err as { meta?: { statusCode?: number } }).meta?.statusCode !== 503) throw translateEngineError(err);
+    }
+    await this.waitForShards([index]);
+    return this.call<T>(fn, params);
+  }
+
   async ping(timeoutMs: number): Promise<void> {
     // Cluster health rather than HEAD /: Elasticsearch's test distribution answers 405 to the root path.
     await this.call(this.client.cluster.health, {}, { requestTimeout: timeoutMs, maxRetries: 0 }, this.client.cluster);
@@ -199,14 +213,13 @@ export class ClientSearchEngine implements SearchEngine {
   }
 
   async search(index: string, body: Body): Promise<SearchResult> {
-    const response = await this.call(this.client.search, { index, body, ignore_unavailable: true, allow_no_indices: true, track_total_hits: true });
+    const response = await this.callOnStartedShards(index, this.client.search, { index, body, ignore_unavailable: true, allow_no_indices: true, track_total_hits: true });
     return toSearchResult(response);
   }
 
   /**
-   * A search that reaches an index whose shard has not started yet fails with 503: the first write of an entity type
-   * creates its index, and searches of that type in the same moment would otherwise fail. Such searches are sent once
-   * more when those indices' shards have started (waiting at most SHARD_WAIT_MS); one still failing fails as before.
+   * Sub-searches that reached an index whose shard has not started yet (503) are sent once more when those indices'
+   * shards have started, as single searches are (callOnStartedShards); one still failing fails as before.
    */
   async msearch(requests: MultiSearchRequest[]): Promise<(SearchResult | Error)[]> {
     const answers = await this.msearchOnce(requests);
@@ -243,7 +256,7 @@ export class ClientSearchEngine implements SearchEngine {
   }
 
   async count(index: string, query?: Body): Promise<number> {
-    const response = await this.call(this.client.count, { index, body: query ? { query } : undefined, ignore_unavailable: true, allow_no_indices: true });
+    const response = await this.callOnStartedShards(index, this.client.count, { index, body: query ? { query } : undefined, ignore_unavailable: true, allow_no_indices: true });
     return Number(response.count ?? 0);
   }
 
