@@ -131,6 +131,8 @@ export async function startService(config: Config, backends: BackendAddresses, l
       windowMs: config.WRITE_GROUP_WINDOW_MS,
       maxGroupWrites: config.WRITE_GROUP_MAX_WRITES,
       concurrency: config.WRITE_CONCURRENCY,
+      overlapMinWrites: config.WRITE_OVERLAP_MIN_WRITES,
+      overlapWindowMs: config.WRITE_OVERLAP_WINDOW_MS,
       maxQueuedWrites: config.WRITE_QUEUE_MAX_WRITES,
       timeoutMs: config.BACKEND_TIMEOUT_MS,
     },

@@ -55,6 +55,8 @@ export const configSchema = z.object({
   WRITE_GROUP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(2),
   WRITE_GROUP_MAX_WRITES: positiveInt.default(1000),
   WRITE_CONCURRENCY: positiveInt.max(64).default(2),
+  WRITE_OVERLAP_MIN_WRITES: positiveInt.default(8),
+  WRITE_OVERLAP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(10),
   WRITE_QUEUE_MAX_WRITES: positiveInt.default(20000),
   LINEAGE_MAX_HOPS: positiveInt.max(100).default(20),
   LINEAGE_FAN_OUT: positiveInt.default(1000),

@@ -180,6 +180,56 @@ describe('write path', () => {
     }
   });
 
+  it('while a group runs, waiting writes start the next only when enough wait or the oldest waited the overlap window', async () => {
+    const logger = createLogger('silent');
+    const graph = new Neo4jStore(
+      { uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') },
+      logger,
+    );
+    const id = uniqueId();
+    const write = (urn: string): WriteItem[] => [
+      { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
+    ];
+    let n = 0;
+    const next = () => {
+      const urn = ds(`overlap_${n++}_${id}`);
+      created.push(urn);
+      return urn;
+    };
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** Entities per group in start order; the first group takes `firstMs` longer, so the others arrive while it runs. */
+    async function run(options: { overlapMinWrites: number; overlapWindowMs: number }, firstMs: number, later: number): Promise<{ groups: number[]; order: string[] }> {
+      const store = new AspectStore(graph, '');
+      const groups: number[] = [];
+      const writeGroup = store.writeGroup.bind(store);
+      store.writeGroup = (async (requests, now, timeoutMs, plan) => {
+        groups.push(requests.length);
+        if (groups.length === 1) await pause(firstMs);
+        return writeGroup(requests, now, timeoutMs, plan);
+      }) as typeof store.writeGroup;
+      const writer = new GroupWriter(store, { windowMs: 0, maxGroupWrites: 1000, concurrency: 2, maxQueuedWrites: 1000, timeoutMs: 5000, ...options }, logger);
+      const order: string[] = [];
+      try {
+        const first = writer.submit(write(next())).then(() => order.push('first'));
+        await pause(50);
+        await Promise.all([first, ...Array.from({ length: later }, () => writer.submit(write(next())).then(() => order.push('later')))]);
+      } finally {
+        await writer.close();
+      }
+      return { groups, order };
+    }
+    try {
+      // Fewer than enough: they wait for the running group and then commit as one.
+      expect(await run({ overlapMinWrites: 4, overlapWindowMs: 3000 }, 400, 3)).toEqual({ groups: [1, 3], order: ['first', 'later', 'later', 'later'] });
+      // Enough: the next group overlaps the running one at once.
+      expect(await run({ overlapMinWrites: 4, overlapWindowMs: 3000 }, 1500, 4)).toEqual({ groups: [1, 4], order: ['later', 'later', 'later', 'later', 'first'] });
+      // The window bounds the wait of a lone write.
+      expect(await run({ overlapMinWrites: 4, overlapWindowMs: 100 }, 1500, 1)).toEqual({ groups: [1, 1], order: ['later', 'first'] });
+    } finally {
+      await graph.close();
+    }
+  });
+
   it('400 concurrent proposals on one tag through two service processes: 200, or 429/503 with Retry-After and absent', async () => {
     const id = uniqueId();
     const tag = `urn:li:tag:hot_${id}`;

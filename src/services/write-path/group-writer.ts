@@ -10,6 +10,13 @@ export interface GroupWriterOptions {
   maxGroupWrites: number;
   /** Group transactions in flight at once. */
   concurrency: number;
+  /**
+   * While a group transaction runs, the next one starts only once this many writes wait or the oldest has waited
+   * `overlapWindowMs`; until then they wait to form a larger group (each transaction has a fixed cost in Neo4j and the
+   * driver). Default 1 and 0: a waiting write starts a transaction at once.
+   */
+  overlapMinWrites?: number;
+  overlapWindowMs?: number;
   /** Most writes waiting; beyond that requests are refused with 429. */
   maxQueuedWrites: number;
   /** No request waits longer than this (BACKEND_TIMEOUT_MS) for its commit. */
@@ -75,13 +82,15 @@ export class GroupWriter {
   private pump(now = false): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
       const waited = Date.now() - this.queue[0].enqueuedAt;
-      if (!now && this.queuedWrites < this.options.maxGroupWrites && waited < this.options.windowMs && this.running === 0) {
-        // Idle: give the first write a short window to gather company. (While a group runs, the queue fills by itself.)
+      // Idle: the first write gets a short window to gather company. Busy: a transaction overlaps the running one only
+      // for enough writes, or after a longer wait; when the running one commits, the queue starts as one group.
+      const [enough, window] = this.running === 0 ? [this.options.maxGroupWrites, this.options.windowMs] : [this.options.overlapMinWrites ?? 1, this.options.overlapWindowMs ?? 0];
+      if (!now && this.queuedWrites < enough && waited < window) {
         if (!this.timer) {
           this.timer = setTimeout(() => {
             this.timer = null;
             this.pump(true);
-          }, this.options.windowMs - waited);
+          }, window - waited);
         }
         return;
       }
