@@ -271,11 +271,10 @@ export class IngestionService {
 
   /** Aspects every entity gets when it lacks them: its key aspect and, where the type has them, default browse paths. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
-    const key = this.registry.keyAspectFor(urn, entity);
-    const defaults = [{ name: key.aspect.name, value: JSON.stringify(key.value), hash: contentHash(key.value) }];
-    if (entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== key.aspect.name) {
-      const browse = { paths: defaultBrowsePaths(urn) };
-      defaults.push({ name: 'browsePaths', value: JSON.stringify(browse), hash: contentHash(browse) });
+    const stored = (value: Record<string, unknown>) => ({ value: JSON.stringify(value), hash: contentHash(value) });
+    const defaults: UpsertItem['defaults'] = [{ name: entity.keyAspect, value: () => stored(this.registry.keyAspectFor(urn, entity).value) }];
+    if (entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== entity.keyAspect) {
+      defaults.push({ name: 'browsePaths', value: () => stored({ paths: defaultBrowsePaths(urn) }) });
     }
     return defaults.filter((d) => d.name !== aspect.name);
   }

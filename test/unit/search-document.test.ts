@@ -35,6 +35,18 @@ describe('search document of an entity', () => {
     });
   });
 
+  it('keeps each value of a field once, in the order first seen, across the fields of a wide schema', () => {
+    const fields = Array.from({ length: 600 }, (_, f) => ({
+      fieldPath: `col_${f}`,
+      nativeDataType: 'bigint',
+      type: { type: { 'com.linkedin.schema.NumberType': {} } },
+      globalTags: { tags: [{ tag: `urn:li:tag:t${f % 3}` }] },
+    }));
+    const wide = doc({ schemaMetadata: { schemaName: 't', platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } }, fields } });
+    expect(wide.fieldPaths).toEqual(fields.map((f) => f.fieldPath));
+    expect(wide.fieldTags).toEqual(['urn:li:tag:t0', 'urn:li:tag:t1', 'urn:li:tag:t2']);
+  });
+
   it('makes URN values findable by their id and names by their parts', () => {
     expect(built.urnTokens).toEqual(expect.arrayContaining(['pii', 'gold', 'jdoe', 'hive']));
     expect(built.nameParts).toEqual(expect.arrayContaining(['db', 'orders_2024', 'orders', '2024']));

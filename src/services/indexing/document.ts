@@ -28,12 +28,13 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
   const urnTokens = new Set<string>();
   const counts = new Map<string, number>();
   for (const [fieldName, fields] of searchableFields(registry, entity)) {
-    const values: unknown[] = [];
+    // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas.
+    const values = new Set<unknown>();
     for (const { aspect, field } of fields) {
       const value = aspects.get(aspect);
       if (!value) continue;
       for (const v of valuesAt(value, field.path).flatMap(flatten)) {
-        if (!values.includes(v)) values.push(v);
+        values.add(v);
         // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
         if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
         // URN values are also searchable by their id: "hive", "pii", "jdoe".
@@ -43,10 +44,10 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
         }
       }
     }
-    counts.set(fieldName, values.length);
-    if (values.length === 0) continue;
-    if (fieldName === 'removed') doc.removed = values.includes(true);
-    else doc[fieldName] = values.length === 1 ? values[0] : values;
+    counts.set(fieldName, values.size);
+    if (values.size === 0) continue;
+    if (fieldName === 'removed') doc.removed = values.has(true);
+    else doc[fieldName] = values.size === 1 ? values.values().next().value : [...values];
   }
   for (const { fieldName, hasValues, numValues } of companionFields(registry, entity)) {
     const n = counts.get(fieldName) ?? 0;

@@ -33,8 +33,11 @@ export type WriteItem =
       now: number;
       systemMetadata: string;
       retention: number;
-      /** Aspects created only when the entity lacks them (key aspect, default browse paths). */
-      defaults: { name: string; value: string; hash: string }[];
+      /**
+       * Aspects created only when the entity lacks them (key aspect, default browse paths). Their values are computed
+       * only then: most writes go to entities that have them.
+       */
+      defaults: { name: string; value: () => { value: string; hash: string } }[];
       /** The value to write, unless `patch` computes it. */
       projected?: Projected;
       /**
@@ -277,7 +280,7 @@ function addDefaults(item: Extract<WriteItem, { kind: 'upsert' }>, e: EntityStat
   for (const d of item.defaults) {
     const a = aspect(e, d.name);
     if (a.current) continue;
-    a.current = { value: d.value, hash: d.hash, createdTime: item.now, createdActor: item.actor, fromStore: false };
+    a.current = { ...d.value(), createdTime: item.now, createdActor: item.actor, fromStore: false };
     a.currentSystemMetadata = item.systemMetadata;
     a.versions = 1;
     a.changed = true;

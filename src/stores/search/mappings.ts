@@ -102,13 +102,18 @@ export function searchableFields(registry: Registry, entity: EntitySpec): Map<st
 }
 
 /** The hasValues / numValues companion fields of an entity's searchable fields. */
+const companionCache = new WeakMap<EntitySpec, { fieldName: string; hasValues?: string; numValues?: string }[]>();
+
 export function companionFields(registry: Registry, entity: EntitySpec): { fieldName: string; hasValues?: string; numValues?: string }[] {
+  const cached = companionCache.get(entity);
+  if (cached) return cached;
   const out: { fieldName: string; hasValues?: string; numValues?: string }[] = [];
   for (const [fieldName, fields] of searchableFields(registry, entity)) {
     for (const { field } of fields) {
       if (field.hasValuesFieldName || field.numValuesFieldName) out.push({ fieldName, hasValues: field.hasValuesFieldName, numValues: field.numValuesFieldName });
     }
   }
+  companionCache.set(entity, out);
   return out;
 }
 
