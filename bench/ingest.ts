@@ -6,7 +6,7 @@ import neo4j from 'neo4j-driver';
 import { contentHash } from '../src/model/canonical';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
-import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
+import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
@@ -290,10 +290,9 @@ async function warmUp(b: Backends, total: number, stamp: string): Promise<void> 
     const before = jvmSnapshot(b.pids, jvms);
     const roundStarted = performance.now();
     await warmUpRound(b, total, `${stamp}r${round}`);
-    const share = jitShare(before, jvmSnapshot(b.pids, jvms));
-    console.error(`warm-up round ${round}: ${total} aspects raw and through the service in ${Math.round((performance.now() - roundStarted) / 1000)} s; JIT compilers' share of CPU: ${JSON.stringify(share)}`);
-    const settled = Object.values(share).every((pct) => pct <= warmupJitPercent);
-    if (settled || round >= warmupRounds || Object.keys(share).length === 0) break;
+    const after = jvmSnapshot(b.pids, jvms);
+    console.error(`warm-up round ${round}: ${total} aspects raw and through the service in ${Math.round((performance.now() - roundStarted) / 1000)} s; JIT compilers' share of CPU: ${JSON.stringify(jitShare(before, after))}`);
+    if (jitSettled(before, after, warmupJitPercent) || round >= warmupRounds) break;
   }
   console.error(`warm-up: ${Math.round((performance.now() - started) / 1000)} s`);
 }

@@ -275,6 +275,21 @@ export function jitShare(
   return share;
 }
 
+/**
+ * Whether every JVM that did a real part of the work between the snapshots (at least 10 % of the machine's CPU) spent at
+ * most `percent` % of its CPU compiling. A JVM that barely worked (Neo4j during a search benchmark) is left out: a few
+ * compilations are then most of its CPU, and would hold the warm-up forever.
+ */
+export function jitSettled(
+  before: { cpu: ReturnType<typeof cpuSnapshot>; jit: Record<string, Map<string, number>> },
+  after: { cpu: ReturnType<typeof cpuSnapshot>; jit: Record<string, Map<string, number>> },
+  percent: number,
+): boolean {
+  const share = jitShare(before, after);
+  const machine = after.cpu.machine - before.cpu.machine;
+  return Object.keys(after.jit).every((name) => after.cpu.processes[name] - before.cpu.processes[name] < 0.1 * machine || share[`jit % ${name}`] <= percent);
+}
+
 /** CPU of the named processes, with the JIT compiler threads of the JVMs among them (for jitShare). */
 export function jvmSnapshot(pids: Record<string, number>, jvms: string[]): { cpu: ReturnType<typeof cpuSnapshot>; jit: Record<string, Map<string, number>> } {
   return { cpu: cpuSnapshot(pids), jit: Object.fromEntries(jvms.filter((n) => pids[n]).map((n) => [n, jitThreads(pids[n])])) };
@@ -303,13 +318,14 @@ export async function compareWithRaw(
   const jvms = ['neo4j', 'opensearch', 'elasticsearch'];
   for (const [name, op] of Object.entries(operations)) {
     // Plans, JIT and connection pools warm on both sides before anything is measured: rounds of `warmup` requests per
-    // side until the JVMs' JIT compilers take at most 15 % of their CPU (at most 10 rounds).
+    // side until the JVMs' JIT compilers take at most 15 % of their CPU (jitSettled; at most 30 rounds).
     for (let round = 1; ; round++) {
       const before = jvmSnapshot(pids, jvms);
       await runLoad(concurrency, warmup, op.service);
       await runLoad(concurrency, warmup, op.raw);
-      const share = jitShare(before, jvmSnapshot(pids, jvms));
-      if (Object.values(share).every((pct) => pct <= 15) || round >= 10) {
+      const after = jvmSnapshot(pids, jvms);
+      const share = jitShare(before, after);
+      if (jitSettled(before, after, 15) || round >= 30) {
         console.error(`${name}: warm after ${round} round(s) of ${warmup} requests per side; JIT compilers' share of CPU in the last: ${JSON.stringify(share)}`);
         break;
       }
