@@ -101,9 +101,9 @@ export function searchableFields(registry: Registry, entity: EntitySpec): Map<st
   return byName;
 }
 
-/** The hasValues / numValues companion fields of an entity's searchable fields. */
 const companionCache = new WeakMap<EntitySpec, { fieldName: string; hasValues?: string; numValues?: string }[]>();
 
+/** The hasValues / numValues companion fields of an entity's searchable fields (computed once per entity type). */
 export function companionFields(registry: Registry, entity: EntitySpec): { fieldName: string; hasValues?: string; numValues?: string }[] {
   const cached = companionCache.get(entity);
   if (cached) return cached;
