@@ -27,3 +27,7 @@ CREATE CONSTRAINT revoked_token_unique IF NOT EXISTS FOR (t:RevokedToken) REQUIR
 // @name columnLineageOwnerIndex
 // Column-level lineage edges (between schemaField nodes) are owned by the dataset whose upstreamLineage projected them.
 CREATE INDEX column_lineage_owner IF NOT EXISTS FOR ()-[r:DownstreamOf]-() ON (r.owner)
+
+// @name serviceProcessUnique
+// Registrations of running service processes (cypher/processes.cypher).
+CREATE CONSTRAINT service_process_unique IF NOT EXISTS FOR (p:ServiceProcess) REQUIRE p.id IS UNIQUE

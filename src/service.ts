@@ -30,6 +30,7 @@ import { DeletedHitGuard } from './services/search/deleted-hit-guard';
 import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
 import { PendingDeleteMarkers } from './stores/search/pending-deletes';
 import { LatestAspectCache } from './stores/graph/latest-aspect-cache';
+import { ProcessLease, processLeaseOptions } from './stores/graph/process-lease';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
 import { GroupWriter } from './services/write-path/group-writer';
@@ -75,6 +76,8 @@ export interface RunningService {
   indexNames: IndexNames;
   registry: Registry;
   logger: Logger;
+  /** This process's registration among the processes sharing the database. */
+  lease: ProcessLease;
   close(): Promise<void>;
 }
 
@@ -108,8 +111,11 @@ export async function startService(config: Config, backends: BackendAddresses, l
   await graph.ensureSchema();
 
   const readCache = config.READ_CACHE_SIZE > 0 ? new LatestAspectCache(config.READ_CACHE_SIZE) : null;
-  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache);
+  // Every process registers, cache or not: its writes must end the sole lease of a process that reads unchecked.
+  const lease = new ProcessLease(graph, processLeaseOptions(config.BACKEND_TIMEOUT_MS), logger);
+  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache, lease);
   await aspectStore.prepareWrites();
+  await lease.start();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
   const pendingDeletes = new PendingDeleteMarkers(search, indexNames);
   // In the background: the service starts while the engine is down, and the first delete creates the index anyway.
@@ -205,13 +211,14 @@ export async function startService(config: Config, backends: BackendAddresses, l
     indexNames,
     registry,
     logger,
+    lease,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await writer.close();
-      await Promise.all([indexer.stop(), timeseries.stop()]);
+      await Promise.all([indexer.stop(), timeseries.stop(), lease.stop()]);
       await Promise.allSettled([graph.close(), search.close()]);
     },
   };

@@ -143,7 +143,7 @@ describe('read path', () => {
 });
 
 describe('LatestAspectCache', () => {
-  const entry = (rev: number, bytes: number) => ({ rev, bytes, aspects: [] });
+  const entry = (rev: number, bytes: number) => ({ rev, bytes, aspects: [], epoch: -1 });
 
   it('keeps its entries within the size it was given, evicting the least recently used', () => {
     const cache = new LatestAspectCache(10_000);

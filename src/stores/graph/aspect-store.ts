@@ -3,6 +3,7 @@ import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
 import { LatestAspectCache } from './latest-aspect-cache';
 import type { Neo4jStore } from './neo4j';
+import { FencedWriteError, type ProcessLease } from './process-lease';
 
 export interface AuditStamp {
   time: number;
@@ -111,11 +112,15 @@ function toStored(r: { get(key: string): unknown }, version: number): StoredAspe
 
 /** Versioned aspects, entities and projected edges in Neo4j. Statements live in cypher/aspects.cypher. */
 export class AspectStore {
-  /** `outboxNamespace` tags the outbox entries every write leaves for the search indexer. */
+  /**
+   * `outboxNamespace` tags the outbox entries every write leaves for the search indexer. With a `lease`, every write
+   * transaction is fenced by this process's registration, and cached reads are served unchecked while the lease is sole.
+   */
   constructor(
     private readonly neo4j: Neo4jStore,
     private readonly outboxNamespace: string,
     private readonly cache: LatestAspectCache | null = null,
+    private readonly lease: ProcessLease | null = null,
   ) {}
 
   private statement(name: string): string {
@@ -146,7 +151,7 @@ export class AspectStore {
       entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
     };
     const request: LockRequest = { urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] };
-    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null })));
+    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null }), false));
   }
 
   /**
@@ -160,7 +165,19 @@ export class AspectStore {
     timeoutMs: number,
     plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
   ): Promise<T> {
-    return this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan), timeoutMs);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan, true), timeoutMs);
+        } catch (err) {
+          if (!(err instanceof FencedWriteError) || attempt >= 3) throw err;
+          await this.lease!.untilWritable();
+        }
+      }
+    } finally {
+      // Before the write is answered, committed or not (a failed commit may still have happened).
+      this.cache?.invalidate(requests.map((r) => r.urn));
+    }
   }
 
   private async applyGroup<T>(
@@ -168,8 +185,12 @@ export class AspectStore {
     requests: LockRequest[],
     now: number,
     plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
+    fenced: boolean,
   ): Promise<T> {
+    // Pipelined with the lock: the fence runs first in the transaction and costs no round trip of its own.
+    const fence = this.lease ? tx.run(this.statement('processes/fence'), this.lease.fence()) : null;
     const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
+    if (fence && fenced && !(await fence).records[0]?.get('writable')) throw new FencedWriteError();
     const locked = new Map<string, LockedEntity>();
     for (const r of records) {
       locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
@@ -211,32 +232,50 @@ export class AspectStore {
   }
 
   private async readLatest(reads: readonly LatestRead[]): Promise<StoredAspect[][]> {
+    const results: StoredAspect[][] = reads.map(() => []);
     const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names));
     const cached = keys.map((key) => this.cache?.get(key));
-    const items = reads.map((r, i) => ({ key: i, urn: r.urn, names: r.names, knownRev: cached[i]?.rev ?? -1 }));
-    const records = await this.neo4j.query('retrieval.latest', 'aspects/latestUnlessRev', { items });
-    const results: StoredAspect[][] = reads.map(() => []);
-    const found = new Set<number>();
-    for (const record of records) {
-      const i = record.get('key') as number;
-      const rev = record.get('rev') as number | null;
-      found.add(i);
+    // The only process writing: copies read in this lease's epoch are current (this process drops them as it writes).
+    const sole = this.lease?.sole() ?? false;
+    const epoch = sole ? this.lease!.epoch : -1;
+    const pending: number[] = [];
+    for (let i = 0; i < reads.length; i++) {
       const copy = cached[i];
-      if (copy && rev === copy.rev) {
-        results[i] = [...copy.aspects];
-        continue;
-      }
-      let bytes = 0;
-      const aspects: StoredAspect[] = [];
-      for (const a of record.get('aspects') as Record<string, unknown>[]) {
-        bytes += String(a.value ?? '').length + String(a.systemMetadata ?? '').length;
-        aspects.push(toStored({ get: (k: string) => a[k] }, 0));
-      }
-      if (this.cache && typeof rev === 'number') this.cache.set(keys[i], { rev, aspects, bytes });
-      results[i] = [...aspects];
+      if (sole && copy && copy.epoch === epoch) results[i] = [...copy.aspects];
+      else pending.push(i);
     }
-    for (let i = 0; i < reads.length; i++) if (!found.has(i) && cached[i]) this.cache?.delete(keys[i]);
-    return results;
+    if (pending.length === 0) return results;
+    const ticket = this.cache?.beginRead() ?? 0;
+    try {
+      const items = pending.map((i) => ({ key: i, urn: reads[i].urn, names: reads[i].names, knownRev: cached[i]?.rev ?? -1 }));
+      const records = await this.neo4j.query('retrieval.latest', 'aspects/latestUnlessRev', { items });
+      const found = new Set<number>();
+      for (const record of records) {
+        const i = record.get('key') as number;
+        const rev = record.get('rev') as number | null;
+        found.add(i);
+        // Trusted unchecked later only if this process was sole throughout and none of its writes overtook the read.
+        const trusted = sole && this.lease!.sole() && this.lease!.epoch === epoch && !this.cache?.overtaken(reads[i].urn, ticket);
+        const copy = cached[i];
+        if (copy && rev === copy.rev) {
+          results[i] = [...copy.aspects];
+          if (trusted && copy.epoch !== epoch) this.cache?.set(keys[i], { ...copy, epoch });
+          continue;
+        }
+        let bytes = 0;
+        const aspects: StoredAspect[] = [];
+        for (const a of record.get('aspects') as Record<string, unknown>[]) {
+          bytes += String(a.value ?? '').length + String(a.systemMetadata ?? '').length;
+          aspects.push(toStored({ get: (k: string) => a[k] }, 0));
+        }
+        if (this.cache && typeof rev === 'number') this.cache.set(keys[i], { rev, aspects, bytes, epoch: trusted ? epoch : -1 });
+        results[i] = [...aspects];
+      }
+      for (const i of pending) if (!found.has(i) && cached[i]) this.cache?.delete(keys[i]);
+      return results;
+    } finally {
+      this.cache?.endRead();
+    }
   }
 
   /** Latest aspect values of many entities in one round trip (search indexing, restore, metadata tests). */

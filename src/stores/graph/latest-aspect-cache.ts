@@ -7,25 +7,50 @@ export interface CachedLatest {
   aspects: readonly StoredAspect[];
   /** Length of the stored JSON the aspects were parsed from: what the cache's bound counts. */
   bytes: number;
+  /**
+   * The sole-lease epoch (ProcessLease) in which the copy was read while this process was the only one writing, and no
+   * write of this process to the entity committed during the read; -1 otherwise. Only such a copy may be served unchecked.
+   */
+  epoch: number;
 }
 
+/** Past this many remembered invalidations, every read in flight counts as overtaken by one. */
+const MAX_REMEMBERED_INVALIDATIONS = 100_000;
+
 /**
- * Latest aspects of recently read entities, bounded by the size of their stored JSON. An entry is only ever served after
- * Neo4j confirmed, in the same round trip that would otherwise carry the aspects, that the entity's rev is unchanged:
- * every write bumps the rev in its own transaction, so writes through any service process invalidate on commit.
+ * Latest aspects of recently read entities, bounded by the size of their stored JSON. A copy is served after Neo4j
+ * confirmed, in the same round trip that would otherwise carry the aspects, that the entity's rev is unchanged (every
+ * write bumps the rev in its own transaction, so writes through any process invalidate on commit), or, while this
+ * process is the only one writing, without asking: its own writes then drop the entity's copies before they are
+ * acknowledged, and a read that a write overtook does not leave a trusted copy behind.
  */
 export class LatestAspectCache {
   private readonly entries: LRUCache<string, CachedLatest>;
+  private readonly keysByUrn = new Map<string, Set<string>>();
+  /** Invalidations, numbered; a read remembers the number current when it began. */
+  private invalidations = 0;
+  private readonly invalidatedAt = new Map<string, number>();
+  /** Reads that began at or before this number count as overtaken (the memory of invalidations was cleared). */
+  private forgottenUpTo = 0;
+  private readsInFlight = 0;
 
   constructor(maxBytes: number) {
     this.entries = new LRUCache<string, CachedLatest>({
       maxSize: Math.max(1, maxBytes),
       sizeCalculation: (entry) => entry.bytes + 64,
+      dispose: (_entry, key, reason) => {
+        if (reason !== 'set') this.forgetKey(key);
+      },
     });
   }
 
   static key(urn: string, names: readonly string[] | null): string {
     return names ? `${urn}\n${[...names].sort().join(',')}` : urn;
+  }
+
+  private static urnOf(key: string): string {
+    const end = key.indexOf('\n');
+    return end < 0 ? key : key.slice(0, end);
   }
 
   get(key: string): CachedLatest | undefined {
@@ -34,10 +59,51 @@ export class LatestAspectCache {
 
   set(key: string, entry: CachedLatest): void {
     this.entries.set(key, entry);
+    if (!this.entries.has(key)) return; // larger than the whole cache
+    const urn = LatestAspectCache.urnOf(key);
+    let keys = this.keysByUrn.get(urn);
+    if (!keys) this.keysByUrn.set(urn, (keys = new Set()));
+    keys.add(key);
   }
 
   delete(key: string): void {
     this.entries.delete(key);
+  }
+
+  /** Marks the start of a read from Neo4j; pass the ticket to `overtaken` and then to `endRead`. */
+  beginRead(): number {
+    this.readsInFlight++;
+    return this.invalidations;
+  }
+
+  endRead(): void {
+    if (--this.readsInFlight === 0) this.invalidatedAt.clear();
+  }
+
+  /** Whether a write of this process to the entity finished after the read with this ticket began. */
+  overtaken(urn: string, ticket: number): boolean {
+    return ticket < this.forgottenUpTo || (this.invalidatedAt.get(urn) ?? -1) > ticket;
+  }
+
+  /** Drops every copy of these entities; called when a write of this process to them has finished (or failed). */
+  invalidate(urns: Iterable<string>): void {
+    const n = ++this.invalidations;
+    for (const urn of urns) {
+      for (const key of [...(this.keysByUrn.get(urn) ?? [])]) this.entries.delete(key);
+      if (this.readsInFlight > 0) this.invalidatedAt.set(urn, n);
+    }
+    if (this.invalidatedAt.size > MAX_REMEMBERED_INVALIDATIONS) {
+      this.invalidatedAt.clear();
+      this.forgottenUpTo = n;
+    }
+  }
+
+  private forgetKey(key: string): void {
+    const urn = LatestAspectCache.urnOf(key);
+    const keys = this.keysByUrn.get(urn);
+    if (!keys) return;
+    keys.delete(key);
+    if (keys.size === 0) this.keysByUrn.delete(urn);
   }
 
   get size(): number {
