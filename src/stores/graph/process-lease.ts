@@ -45,6 +45,8 @@ export class ProcessLease {
   private timer: NodeJS.Timeout | undefined;
   private renewing: Promise<number> | null = null;
   private stopped = false;
+  /** Renewals have been failing since the last warning (one warning per outage, not one per second). */
+  private failing = false;
 
   constructor(
     private readonly neo4j: Neo4jStore,
@@ -117,9 +119,11 @@ export class ProcessLease {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.renew()
+        .then(() => (this.failing = false))
         .catch((err) => {
           this.soleUntil = 0;
-          this.logger?.warn({ err: (err as Error).message }, 'service process registration not renewed; cached reads are checked with Neo4j');
+          if (!this.failing) this.logger?.warn({ err: (err as Error).message }, 'service process registration not renewed; cached reads are checked with Neo4j');
+          this.failing = true;
         })
         .finally(() => this.schedule());
     }, this.options.renewMs);
