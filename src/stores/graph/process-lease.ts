@@ -60,8 +60,7 @@ export class ProcessLease {
 
   /** Registers, waits until this process may write, and keeps renewing. */
   async start(): Promise<void> {
-    const waitMs = await this.renew();
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await this.untilWritable();
     this.schedule();
   }
 
@@ -80,7 +79,7 @@ export class ProcessLease {
     return { id: this.id, freshMs: this.options.freshMs };
   }
 
-  /** After a failed fence: renews now and waits until this process may write. */
+  /** Renews now and waits until this process may write (at start, and after a failed fence). */
   async untilWritable(): Promise<void> {
     const waitMs = await this.renew();
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
