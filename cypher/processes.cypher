@@ -1,39 +1,50 @@
-// Registrations of the service processes that share this database (src/stores/graph/process-lease.ts). Times are
-// Neo4j's clock (timestamp()), so processes on different hosts compare them on one clock. A process is live while
-// seenAt + aliveMs lies ahead; aliveMs is its own: how long after a renewal its last write can still commit.
+// Registrations of the service processes that share this database (src/stores/graph/process-lease.ts), and the peers a
+// write must tell before it is acknowledged (src/stores/peers). Times are Neo4j's clock (timestamp()), so processes on
+// different hosts compare them on one clock. A process that advertises a peerUrl may serve its cache of latest aspects
+// without asking Neo4j for leaseMs after each renewal; leaseMs as stored includes a margin for clock rates.
 
 // @name renew
-// Registers or renews a process and counts the other live ones. Every renewal first locks one shared node, so renewals
-// run one after another and each sees every registration committed before it. A process that was not live (new, or
-// silent too long) while others were may write only from writableAt on: any of them may still be reading its cache
-// without asking Neo4j, on a lease taken when it could not see this one, and those leases run out by then.
-// Registrations silent ten times their aliveMs are removed.
+// Registers or renews a process. Renewals and revocations first lock one shared node, so they run one after another:
+// a renewal sees every revocation committed before it, and the leases granted before a revocation began earlier.
+// A revoked process learns it here (its peerUrl is withdrawn at once); registrations silent for ten minutes are removed.
 MERGE (lock:ServiceProcess {id: '__registry_lock__'})
-  ON CREATE SET lock.seenAt = 0, lock.aliveMs = 0
+  ON CREATE SET lock.seenAt = 0, lock.leaseMs = 0
 SET lock._LOCK_ = true
 REMOVE lock._LOCK_
 WITH lock
-OPTIONAL MATCH (before:ServiceProcess {id: $id})
-WITH lock, before IS NOT NULL AND before.seenAt + before.aliveMs > timestamp() AS wasLive,
-     COUNT { MATCH (o:ServiceProcess) WHERE o.id <> $id AND o <> lock AND o.seenAt + o.aliveMs > timestamp() } AS others
 CALL () {
   MATCH (gone:ServiceProcess)
-  WHERE gone.id <> $id AND gone.aliveMs > 0 AND gone.seenAt + gone.aliveMs * 10 < timestamp()
+  WHERE gone.id <> $id AND gone.leaseMs > 0 AND gone.seenAt + 600000 < timestamp()
   DELETE gone
 }
 MERGE (me:ServiceProcess {id: $id})
   ON CREATE SET me.startedAt = timestamp()
-SET me.seenAt = timestamp(), me.aliveMs = $aliveMs,
-    me.writableAt = CASE WHEN wasLive THEN coalesce(me.writableAt, 0)
-                         WHEN others > 0 THEN timestamp() + $waitMs ELSE timestamp() END
-RETURN others, me.writableAt - timestamp() AS waitMs
+WITH me, me.revokedAt IS NOT NULL AS revoked
+SET me.seenAt = timestamp(), me.leaseMs = $leaseMs, me.revokedAt = null,
+    me.peerUrl = CASE WHEN revoked THEN null ELSE $peerUrl END, me.peerToken = $peerToken
+RETURN revoked
 
 // @name deregister
 MATCH (me:ServiceProcess {id: $id})
 DELETE me
 
-// @name fence
-// Run first in every write transaction: whether the process renewed recently enough (freshMs) and may write. What it
-// commits after this check, it commits within aliveMs of its last renewal, while others still count it as live.
-OPTIONAL MATCH (me:ServiceProcess {id: $id})
-RETURN me IS NOT NULL AND me.seenAt + $freshMs > timestamp() AND me.writableAt <= timestamp() AS writable
+// @name peers
+// Run first in every write transaction: the other processes that may be serving cached copies unchecked. Any process
+// that starts such a lease later trusts only what it reads once every write transaction begun before could have ended.
+// A revoked peer is not told; the write waits until the leases it held when revoked have run out (`waitMs`).
+MATCH (p:ServiceProcess)
+WHERE p.id <> $id AND p.peerUrl IS NOT NULL AND p.seenAt + p.leaseMs > timestamp()
+RETURN p.id AS id, p.peerUrl AS url, p.peerToken AS token,
+       CASE WHEN p.revokedAt IS NULL THEN null ELSE p.revokedAt + p.leaseMs - timestamp() END AS waitMs
+
+// @name revoke
+// A peer that could not be told of a write: its next renewal ends its lease. `registered` false: it has deregistered
+// (and stopped serving unchecked before that).
+MERGE (lock:ServiceProcess {id: '__registry_lock__'})
+  ON CREATE SET lock.seenAt = 0, lock.leaseMs = 0
+SET lock._LOCK_ = true
+REMOVE lock._LOCK_
+WITH lock
+OPTIONAL MATCH (p:ServiceProcess {id: $peer})
+SET p.revokedAt = coalesce(p.revokedAt, timestamp())
+RETURN p IS NOT NULL AS registered, p.revokedAt + p.leaseMs - timestamp() AS waitMs

@@ -31,6 +31,7 @@ import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
 import { PendingDeleteMarkers } from './stores/search/pending-deletes';
 import { LatestAspectCache } from './stores/graph/latest-aspect-cache';
 import { ProcessLease, processLeaseOptions } from './stores/graph/process-lease';
+import { PeerInvalidation } from './stores/peers/peer-invalidation';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
 import { GroupWriter } from './services/write-path/group-writer';
@@ -111,9 +112,11 @@ export async function startService(config: Config, backends: BackendAddresses, l
   await graph.ensureSchema();
 
   const readCache = config.READ_CACHE_SIZE > 0 ? new LatestAspectCache(config.READ_CACHE_SIZE) : null;
-  // Every process registers, cache or not: its writes must end the sole lease of a process that reads unchecked.
+  // Every process registers; one with a cache also listens for others' writes, and may then read it unchecked.
   const lease = new ProcessLease(graph, processLeaseOptions(config.BACKEND_TIMEOUT_MS), logger);
-  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache, lease);
+  const peers = new PeerInvalidation(lease, { host: config.HOST, port: config.CACHE_PEER_PORT, advertisedHost: config.CACHE_PEER_HOST, timeoutMs: config.CACHE_PEER_TIMEOUT_MS }, logger);
+  if (readCache && config.READ_CACHE_UNCHECKED) lease.advertise(await peers.listen((urns) => readCache.invalidate(urns)));
+  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache, lease, peers);
   await aspectStore.prepareWrites();
   await lease.start();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
@@ -218,7 +221,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
         server.closeAllConnections();
       });
       await writer.close();
+      // Deregistered before the endpoint closes: a writer that still finds it then needs no wait.
       await Promise.all([indexer.stop(), timeseries.stop(), lease.stop()]);
+      await peers.close();
       await Promise.allSettled([graph.close(), search.close()]);
     },
   };

@@ -1,23 +1,24 @@
 import { join } from 'node:path';
 import { createLogger } from '../../src/logger';
-import { AspectStore } from '../../src/stores/graph/aspect-store';
-import { LatestAspectCache } from '../../src/stores/graph/latest-aspect-cache';
+import { AspectStore, type GroupPlan } from '../../src/stores/graph/aspect-store';
 import { Neo4jStore } from '../../src/stores/graph/neo4j';
-import { ProcessLease, type ProcessLeaseOptions } from '../../src/stores/graph/process-lease';
+import { MARGIN_MS, ProcessLease, type ProcessLeaseOptions } from '../../src/stores/graph/process-lease';
+import { PeerInvalidation } from '../../src/stores/peers/peer-invalidation';
 import { proposal } from '../support/samples';
 import { enc, serviceProcess, startTestService, uniqueId } from '../support/service';
 
 /**
- * The sole-writer lease behind unchecked cached reads: a process reads its cache without asking Neo4j only while no
- * other process can commit a write, and every process that can write is registered, renewed and fenced.
+ * Leases behind unchecked cached reads: a process reads its cache without asking Neo4j only while every write, through
+ * any process, tells it (or waits its lease out) before it is acknowledged.
  */
 const ROOT = join(__dirname, '..', '..');
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const emptyPlan: GroupPlan = { wipes: [], rows: [], removeEdges: [], targets: [], createEdges: [], removeColumnEdges: [], createColumnEdges: [], entities: [] };
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await pause(20);
   }
@@ -26,7 +27,10 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 describe('process lease', () => {
   const logger = createLogger('silent');
   let graph: Neo4jStore;
-  const quick: ProcessLeaseOptions = { renewMs: 100, soleMs: 600, freshMs: 1000, maxWriteMs: 1000 };
+  const quick: ProcessLeaseOptions = { renewMs: 100, leaseMs: 600, maxWriteMs: 1000, revokedBackoffMs: 2000 };
+  const endpoint = { url: 'http://127.0.0.1:9', token: 'unused' };
+  const registration = async (id: string) =>
+    (await graph.driver.executeQuery('MATCH (p:ServiceProcess {id: $id}) RETURN p.peerUrl AS url, p.revokedAt AS revokedAt', { id }, { database: 'neo4j' })).records[0];
 
   beforeAll(async () => {
     graph = new Neo4jStore({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') }, logger);
@@ -34,87 +38,117 @@ describe('process lease', () => {
   });
   afterAll(() => graph.close());
 
-  it('a process alone holds the sole lease; one that starts beside it waits the lease out and ends it; alone again, a new epoch', async () => {
-    const a = new ProcessLease(graph, quick);
-    const b = new ProcessLease(graph, quick);
+  it('trusts its cache only once every write begun before its lease can have ended; a lapse starts a new epoch and a new wait', async () => {
+    const lease = new ProcessLease(graph, quick);
+    const unadvertised = new ProcessLease(graph, quick);
+    lease.advertise(endpoint);
+    const query = graph.query.bind(graph);
+    const renewals = jest.spyOn(graph, 'query');
     try {
-      await a.start();
-      // Registrations another test file left behind count as live for their aliveMs.
-      await until(() => a.sole(), 30_000);
-      const epoch = a.epoch;
-
       const started = performance.now();
-      await b.start();
-      // B may write only once any lease A took before it could see B has run out.
-      expect(performance.now() - started).toBeGreaterThanOrEqual(quick.soleMs);
-      expect(a.sole()).toBe(false);
-      expect(b.sole()).toBe(false);
+      await Promise.all([lease.start(), unadvertised.start()]);
+      expect(lease.unchecked()).toBe(false);
+      await until(() => lease.unchecked(), 5000);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(quick.maxWriteMs + MARGIN_MS);
+      const epoch = lease.epoch;
 
-      await b.stop();
-      await until(() => a.sole(), 5000);
-      expect(a.epoch).toBeGreaterThan(epoch);
+      // Renewals fail for longer than the lease: it lapses, and the next one starts over.
+      renewals.mockImplementation((caller, ...rest) => (caller === 'lease.renew' ? Promise.reject(new Error('Neo4j is unavailable')) : query(caller, ...rest)));
+      await until(() => !lease.unchecked(), 2000);
+      await pause(quick.leaseMs);
+      renewals.mockRestore();
+      await until(() => lease.epoch > epoch, 2000);
+      expect(lease.unchecked()).toBe(false);
+      await until(() => lease.unchecked(), 5000);
+
+      // Without an endpoint nobody would tell it of their writes: never unchecked.
+      expect(unadvertised.unchecked()).toBe(false);
     } finally {
-      await Promise.all([a.stop(), b.stop()]);
+      renewals.mockRestore();
+      await Promise.all([lease.stop(), unadvertised.stop()]);
     }
   });
 
-  it('a write of a process that stopped renewing is fenced off, and goes through once the process has renewed', async () => {
-    // Renews once at start, then not for an hour: a process paused (or cut off) after registering.
-    const paused = new ProcessLease(graph, { ...quick, renewMs: 3_600_000, freshMs: 300 });
-    const store = new AspectStore(graph, '', null, paused);
-    const urn = ds(`fenced_${uniqueId()}`);
-    const queries = jest.spyOn(graph, 'query');
+  it('a peer that cannot be told is revoked: the write waits its lease out, it reads checked, and later writes skip it', async () => {
+    const ghost = new ProcessLease(graph, quick);
+    ghost.advertise(endpoint); // nothing listens there
+    const writer = new ProcessLease(graph, quick);
+    const peers = new PeerInvalidation(writer, { host: '127.0.0.1', port: 0, timeoutMs: 200 });
+    const store = new AspectStore(graph, '', null, writer, peers);
+    const urn = ds(`revoked_${uniqueId()}`);
+    const request = { urn, entityType: 'dataset', create: true, all: false, names: [], values: [], columns: [] };
+    const write = () => store.writeGroup([request], Date.now(), 5000, (locked) => ({ plan: emptyPlan, result: locked.get(urn)?.rev }));
     try {
-      await paused.start();
-      await pause(400);
-      expect((await graph.query('test', 'processes/fence', paused.fence(), { mode: 'WRITE' }))[0].get('writable')).toBe(false);
-      queries.mockClear();
-      const request = { urn, entityType: 'dataset', create: true, all: false, names: [], values: [], columns: [] };
-      const written = await store.writeGroup([request], Date.now(), 5000, (locked) => ({
-        plan: { wipes: [], rows: [], removeEdges: [], targets: [], createEdges: [], removeColumnEdges: [], createColumnEdges: [], entities: [] },
-        result: locked.get(urn)?.rev,
-      }));
-      expect(typeof written).toBe('number');
-      // The first attempt was refused by the fence and rolled back; the store renewed, then wrote.
-      expect(queries.mock.calls.map(([caller]) => caller)).toContain('lease.renew');
+      await Promise.all([ghost.start(), writer.start()]);
+      await until(() => ghost.unchecked(), 5000);
+
+      const began = performance.now();
+      expect(typeof (await write())).toBe('number');
+      // Any lease the ghost took before the revocation has run out before the write is acknowledged.
+      expect(performance.now() - began).toBeGreaterThanOrEqual(quick.leaseMs);
+      await until(async () => (await registration(ghost.id))?.get('url') === null, 2000);
+      expect(ghost.unchecked()).toBe(false);
+
+      const again = performance.now();
+      await write();
+      expect(performance.now() - again).toBeLessThan(quick.leaseMs);
     } finally {
-      queries.mockRestore();
-      await paused.stop();
+      await Promise.all([ghost.stop(), writer.stop()]);
       await graph.driver.executeQuery('MATCH (e:Entity {urn: $urn}) DETACH DELETE e', { urn }, { database: 'neo4j' });
     }
   });
 
-  it("a process alone serves cached reads without asking Neo4j, and sees another process's write once that one has started", async () => {
+  it('a writer that finds a peer already revoked waits out the leases it held instead of telling it', async () => {
+    // Renews once, then not for an hour: revoked, it never learns so.
+    const silent = new ProcessLease(graph, { ...quick, renewMs: 3_600_000 });
+    silent.advertise(endpoint);
+    const other = new ProcessLease(graph, quick);
+    try {
+      await silent.start();
+      await graph.query('test', 'processes/revoke', { peer: silent.id }, { mode: 'WRITE' });
+      const found = (await graph.query('test', 'processes/peers', other.peersQuery(), { mode: 'WRITE' })).find((r) => r.get('id') === silent.id);
+      expect(found).toBeDefined();
+      const waitMs = Number(found!.get('waitMs'));
+      expect(waitMs).toBeGreaterThan(0);
+      expect(waitMs).toBeLessThanOrEqual(quick.leaseMs + MARGIN_MS);
+    } finally {
+      await silent.stop();
+    }
+  });
+
+  it("two service processes read their caches unchecked, and each drops its copy before the other's write is acknowledged", async () => {
     const svc = await startTestService();
     let other: { url: string; stop(): Promise<void> } | undefined;
-    const urn = ds(`sole_${uniqueId()}`);
+    const urn = ds(`peers_${uniqueId()}`);
     const path = `/entitiesV2/${enc(urn)}`;
-    const nameSeen = async (call: (p: string) => Promise<any>) => (await call(path)).aspects.datasetProperties.value.name as string;
-    const viaService = async (p: string) => (await svc.call('GET', p)).body;
-    try {
-      await until(() => svc.lease.sole(), 30_000);
-      expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', { name: 'first', customProperties: {} }))).status).toBe(200);
-      expect(await nameSeen(viaService)).toBe('first');
-
-      const queries = jest.spyOn(svc.graph, 'query');
-      expect(await nameSeen(viaService)).toBe('first');
-      expect(queries.mock.calls.filter(([caller]) => caller === 'retrieval.latest')).toHaveLength(0);
-
-      // Its own write drops the copy before it is acknowledged.
-      expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', { name: 'second', customProperties: {} }))).status).toBe(200);
-      expect(await nameSeen(viaService)).toBe('second');
-      expect(await nameSeen(viaService)).toBe('second');
-      queries.mockRestore();
-
-      other = await serviceProcess({ NEO4J_URI: process.env.TEST_NEO4J_URI!, SEARCH_URL: process.env.TEST_OPENSEARCH_URL!, LOG_LEVEL: 'silent' });
-      const written = await fetch(`${other.url}/aspects?action=ingestProposal`, {
+    const nameSeen = async (base: string) => (await (await fetch(`${base}${path}`)).json()).aspects.datasetProperties.value.name as string;
+    const write = async (base: string, name: string) =>
+      (await fetch(`${base}/aspects?action=ingestProposal`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(proposal(urn, 'datasetProperties', { name: 'third', customProperties: {} })),
-      });
-      expect(written.status).toBe(200);
-      expect(svc.lease.sole()).toBe(false);
-      expect(await nameSeen(viaService)).toBe('third');
+        body: JSON.stringify(proposal(urn, 'datasetProperties', { name, customProperties: {} })),
+      })).status;
+    try {
+      other = await serviceProcess({ NEO4J_URI: process.env.TEST_NEO4J_URI!, SEARCH_URL: process.env.TEST_OPENSEARCH_URL!, LOG_LEVEL: 'silent' });
+      await until(() => svc.lease.unchecked(), 30_000);
+      expect(await write(svc.url, 'first')).toBe(200);
+      expect(await nameSeen(svc.url)).toBe('first');
+      expect(await nameSeen(other.url)).toBe('first');
+
+      const queries = jest.spyOn(svc.graph, 'query');
+      expect(await nameSeen(svc.url)).toBe('first');
+      expect(queries.mock.calls.filter(([caller]) => caller === 'retrieval.latest')).toHaveLength(0);
+
+      // Written through the other process: this one's copy is gone before that write is answered.
+      expect(await write(other.url, 'second')).toBe(200);
+      expect(await nameSeen(svc.url)).toBe('second');
+      expect(await nameSeen(svc.url)).toBe('second');
+      expect(queries.mock.calls.filter(([caller]) => caller === 'retrieval.latest')).toHaveLength(1);
+      queries.mockRestore();
+
+      // And the other way round.
+      expect(await write(svc.url, 'third')).toBe(200);
+      expect(await nameSeen(other.url)).toBe('third');
     } finally {
       await other?.stop();
       await svc.call('POST', '/entities?action=delete', { urn });

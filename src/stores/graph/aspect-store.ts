@@ -3,7 +3,7 @@ import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
 import { LatestAspectCache } from './latest-aspect-cache';
 import type { Neo4jStore } from './neo4j';
-import { FencedWriteError, type ProcessLease } from './process-lease';
+import type { Peer, ProcessLease } from './process-lease';
 
 export interface AuditStamp {
   time: number;
@@ -83,6 +83,11 @@ export interface GroupPlan {
   entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[] }[];
 }
 
+/** Tells other service processes which entities a write changed, before it is acknowledged (src/stores/peers). */
+export interface PeerNotifier {
+  notify(peers: Iterable<Peer>, urns: readonly string[]): Promise<void>;
+}
+
 type LatestRead = { urn: string; names: string[] | null };
 type RelationshipRead = { urn: string; types: string[]; start: number; count: number };
 
@@ -113,14 +118,16 @@ function toStored(r: { get(key: string): unknown }, version: number): StoredAspe
 /** Versioned aspects, entities and projected edges in Neo4j. Statements live in cypher/aspects.cypher. */
 export class AspectStore {
   /**
-   * `outboxNamespace` tags the outbox entries every write leaves for the search indexer. With a `lease`, every write
-   * transaction is fenced by this process's registration, and cached reads are served unchecked while the lease is sole.
+   * `outboxNamespace` tags the outbox entries every write leaves for the search indexer. With a `lease`, cached reads
+   * are served unchecked while it allows, and every write tells the peers its transaction found (`peers`) before it
+   * is acknowledged.
    */
   constructor(
     private readonly neo4j: Neo4jStore,
     private readonly outboxNamespace: string,
     private readonly cache: LatestAspectCache | null = null,
     private readonly lease: ProcessLease | null = null,
+    private readonly peers: PeerNotifier | null = null,
   ) {}
 
   private statement(name: string): string {
@@ -151,7 +158,7 @@ export class AspectStore {
       entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
     };
     const request: LockRequest = { urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] };
-    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null }), false));
+    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null }), new Map()));
   }
 
   /**
@@ -165,18 +172,23 @@ export class AspectStore {
     timeoutMs: number,
     plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
   ): Promise<T> {
+    // Every attempt's peers: an attempt whose commit failed may still have committed.
+    const peers = new Map<string, Peer>();
+    let failed = true;
     try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan, true), timeoutMs);
-        } catch (err) {
-          if (!(err instanceof FencedWriteError) || attempt >= 3) throw err;
-          await this.lease!.untilWritable();
-        }
-      }
+      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan, peers), timeoutMs);
+      failed = false;
+      return result;
     } finally {
       // Before the write is answered, committed or not (a failed commit may still have happened).
-      this.cache?.invalidate(requests.map((r) => r.urn));
+      const urns = requests.map((r) => r.urn);
+      this.cache?.invalidate(urns);
+      if (peers.size > 0) {
+        const told = this.peers?.notify(peers.values(), urns);
+        // A failed write reports its own error; a committed one is not acknowledged unless every peer was handled.
+        if (failed) await told?.catch(() => undefined);
+        else await told;
+      }
     }
   }
 
@@ -185,12 +197,15 @@ export class AspectStore {
     requests: LockRequest[],
     now: number,
     plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
-    fenced: boolean,
+    peers: Map<string, Peer> | null,
   ): Promise<T> {
-    // Pipelined with the lock: the fence runs first in the transaction and costs no round trip of its own.
-    const fence = this.lease ? tx.run(this.statement('processes/fence'), this.lease.fence()) : null;
+    // Pipelined with the lock: read first in the transaction, and costs no round trip of its own.
+    const peerRead = this.lease && peers ? tx.run(this.statement('processes/peers'), this.lease.peersQuery()) : null;
     const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
-    if (fence && fenced && !(await fence).records[0]?.get('writable')) throw new FencedWriteError();
+    for (const r of (await peerRead)?.records ?? []) {
+      const waitMs = r.get('waitMs');
+      peers!.set(r.get('id'), { id: r.get('id'), url: r.get('url'), token: r.get('token'), waitMs: waitMs === null ? null : Number(waitMs) });
+    }
     const locked = new Map<string, LockedEntity>();
     for (const r of records) {
       locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
@@ -235,13 +250,13 @@ export class AspectStore {
     const results: StoredAspect[][] = reads.map(() => []);
     const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names));
     const cached = keys.map((key) => this.cache?.get(key));
-    // The only process writing: copies read in this lease's epoch are current (this process drops them as it writes).
-    const sole = this.lease?.sole() ?? false;
-    const epoch = sole ? this.lease!.epoch : -1;
+    // Copies read in this lease's epoch are current: every write, through any process, drops them before it is answered.
+    const unchecked = this.lease?.unchecked() ?? false;
+    const epoch = unchecked ? this.lease!.epoch : -1;
     const pending: number[] = [];
     for (let i = 0; i < reads.length; i++) {
       const copy = cached[i];
-      if (sole && copy && copy.epoch === epoch) results[i] = [...copy.aspects];
+      if (unchecked && copy && copy.epoch === epoch) results[i] = [...copy.aspects];
       else pending.push(i);
     }
     if (pending.length === 0) return results;
@@ -254,8 +269,8 @@ export class AspectStore {
         const i = record.get('key') as number;
         const rev = record.get('rev') as number | null;
         found.add(i);
-        // Trusted unchecked later only if this process was sole throughout and none of its writes overtook the read.
-        const trusted = sole && this.lease!.sole() && this.lease!.epoch === epoch && !this.cache?.overtaken(reads[i].urn, ticket);
+        // Trusted unchecked later only if the lease held throughout and no write's invalidation overtook the read.
+        const trusted = unchecked && this.lease!.unchecked() && this.lease!.epoch === epoch && !this.cache?.overtaken(reads[i].urn, ticket);
         const copy = cached[i];
         if (copy && rev === copy.rev) {
           results[i] = [...copy.aspects];

@@ -5,46 +5,58 @@ import type { Neo4jStore } from './neo4j';
 export interface ProcessLeaseOptions {
   /** How often the registration is renewed. */
   renewMs: number;
-  /** How long after a renewal began that saw no other live process this one may serve cached reads unchecked. */
-  soleMs: number;
-  /** A write transaction starts only if its process renewed within this long (Neo4j's clock). */
-  freshMs: number;
-  /** Longest a write transaction can run after its fence: its time limit, plus Neo4j's 2-s check of those limits. */
+  /** How long after a renewal began this process may serve cached reads unchecked. */
+  leaseMs: number;
+  /** Longest a write transaction can run: its time limit, plus Neo4j's 2-s check of those limits. */
   maxWriteMs: number;
+  /** How long a revoked process stays unadvertised the first time (doubling on each revocation, up to 10 min). */
+  revokedBackoffMs: number;
 }
 
 export function processLeaseOptions(backendTimeoutMs: number): ProcessLeaseOptions {
-  return { renewMs: 1000, soleMs: 3000, freshMs: 5000, maxWriteMs: backendTimeoutMs + 3000 };
+  return { renewMs: 1000, leaseMs: 3000, maxWriteMs: backendTimeoutMs + 3000, revokedBackoffMs: 30_000 };
 }
 
 /** Clock rates of hosts differ a little: every wait derived from another process's lease gets this much on top. */
-const MARGIN_MS = 500;
+export const MARGIN_MS = 500;
+const MAX_BACKOFF_MS = 600_000;
 
-/** A write transaction's fence found its process not (or no longer) allowed to write; it was rolled back. */
-export class FencedWriteError extends Error {
-  constructor() {
-    super('this service process is not registered as a live writer');
-  }
+/** Where other processes tell this one about their writes (src/stores/peers). */
+export interface PeerEndpoint {
+  url: string;
+  token: string;
+}
+
+/** A process a write transaction found serving, or possibly serving, cached copies unchecked. */
+export interface Peer extends PeerEndpoint {
+  id: string;
+  /** Set for a revoked peer: how long (Neo4j's clock) until the leases it held when revoked have run out. */
+  waitMs: number | null;
 }
 
 /**
- * Whether this process is the only service process using the database, so that its cache of latest aspects can be
- * served without asking Neo4j: it is then the only writer, and it invalidates its cache on its own commits.
+ * Whether this process may serve its cache of latest aspects without asking Neo4j.
  *
- * Every process registers in Neo4j and renews every renewMs (cypher/processes.cypher); renewals are serialized by a
- * lock. A renewal that saw no other live process grants a sole lease of soleMs from the moment it began. A process
- * that starts (or comes back after going silent) while others are live may write only soleMs later: leases they took
- * before they could see it have run out by then. Every write transaction first checks, inside the transaction, that
- * its process renewed within freshMs and may write (`fence`), so what it commits, it commits while others still count
- * it as live (aliveMs = freshMs + maxWriteMs): a paused process that wakes up cannot commit behind a sole lease.
+ * Every process registers in Neo4j and renews every renewMs (cypher/processes.cypher). One that advertises a peer
+ * endpoint holds a lease of leaseMs from the start of each renewal. Every write transaction reads, first thing, the
+ * processes whose lease may be running (`peers`); after committing, and before answering, the writer tells each of them
+ * which entities changed (or revokes it, and waits its lease out). A write whose transaction began before a lease
+ * started does not know that process: so whenever a lease starts after a lapse, the process bumps its epoch (copies
+ * read before are checked again) and trusts nothing it reads until every transaction begun before can have ended.
  */
 export class ProcessLease {
   readonly id = randomUUID();
-  private soleUntil = 0;
+  private leaseUntil = 0;
+  private trustFrom = Infinity;
   private epochValue = 0;
   private timer: NodeJS.Timeout | undefined;
-  private renewing: Promise<number> | null = null;
+  private renewing: Promise<void> | null = null;
   private stopped = false;
+  private endpoint: PeerEndpoint | null = null;
+  /** Not advertised until then: a revoked process could not be reached, and would be revoked again. */
+  private quietUntil = 0;
+  private revocations = 0;
+  private lastRevokedAt = -Infinity;
   /** Renewals have been failing since the last warning (one warning per outage, not one per second). */
   private failing = false;
 
@@ -54,64 +66,92 @@ export class ProcessLease {
     private readonly logger?: Logger,
   ) {}
 
-  get aliveMs(): number {
-    return this.options.freshMs + this.options.maxWriteMs + MARGIN_MS;
+  /** Where this process hears of others' writes; without one it never reads unchecked, and nobody needs to tell it. */
+  advertise(endpoint: PeerEndpoint): void {
+    this.endpoint = endpoint;
   }
 
-  /** Registers, waits until this process may write, and keeps renewing. */
+  /** Registers and keeps renewing. */
   async start(): Promise<void> {
-    await this.untilWritable();
+    await this.renew();
     this.schedule();
   }
 
-  /** True while this process holds a sole lease: no other process can commit a write. */
-  sole(): boolean {
-    return performance.now() < this.soleUntil;
+  /** True while this process may serve cached copies read in the current epoch without asking Neo4j. */
+  unchecked(): boolean {
+    const now = performance.now();
+    return now < this.leaseUntil && now >= this.trustFrom;
   }
 
-  /** Changes whenever a sole lease begins after a time without one: what was read before may have changed since. */
+  /** Changes whenever a lease begins after a lapse: what was read before may have changed unseen. */
   get epoch(): number {
     return this.epochValue;
   }
 
-  /** Parameters of the fence statement. */
-  fence(): { id: string; freshMs: number } {
-    return { id: this.id, freshMs: this.options.freshMs };
+  /** Parameters of the `peers` statement that every write transaction runs first. */
+  peersQuery(): { id: string } {
+    return { id: this.id };
   }
 
-  /** Renews now and waits until this process may write (at start, and after a failed fence). */
-  async untilWritable(): Promise<void> {
-    const waitMs = await this.renew();
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  /**
+   * A peer that could not be told of a write: ends its lease (at its next renewal) and waits until every lease it took
+   * before has run out. Throws when Neo4j cannot record the revocation: the write must not be acknowledged then.
+   */
+  async revoke(peer: Peer): Promise<void> {
+    const [record] = await this.neo4j.query('lease.revoke', 'processes/revoke', { peer: peer.id }, { mode: 'WRITE' });
+    if (!record?.get('registered')) return;
+    this.logger?.warn({ peer: peer.id, url: peer.url }, 'service process not reachable; its unchecked cached reads are revoked');
+    await this.waitOut(Number(record.get('waitMs') ?? 0));
+  }
+
+  /** Waits a duration measured on Neo4j's clock, with the margin for clock rates. */
+  async waitOut(neo4jMs: number): Promise<void> {
+    if (neo4jMs > -MARGIN_MS) await new Promise((resolve) => setTimeout(resolve, neo4jMs + MARGIN_MS));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.soleUntil = 0;
+    this.leaseUntil = 0;
     await this.renewing?.catch(() => undefined);
     await this.neo4j.query('lease.deregister', 'processes/deregister', { id: this.id }, { mode: 'WRITE' }).catch(() => undefined);
   }
 
-  /** One renewal at a time; returns how long this process must still wait before writing. */
-  private renew(): Promise<number> {
+  private renew(): Promise<void> {
     this.renewing ??= this.renewOnce().finally(() => (this.renewing = null));
     return this.renewing;
   }
 
-  private async renewOnce(): Promise<number> {
+  private async renewOnce(): Promise<void> {
     const began = performance.now();
-    const waitMs = this.options.soleMs + MARGIN_MS;
-    const [record] = await this.neo4j.query('lease.renew', 'processes/renew', { id: this.id, aliveMs: this.aliveMs, waitMs }, { mode: 'WRITE' });
-    const others = Number(record.get('others'));
-    if (others === 0 && !this.stopped) {
-      // A lease that lapsed before this renewal began: another process may have written in the gap.
-      if (began >= this.soleUntil) this.epochValue++;
-      this.soleUntil = began + this.options.soleMs;
-    } else {
-      this.soleUntil = 0;
+    const endpoint = began >= this.quietUntil ? this.endpoint : null;
+    const [record] = await this.neo4j.query(
+      'lease.renew',
+      'processes/renew',
+      { id: this.id, leaseMs: this.options.leaseMs + MARGIN_MS, peerUrl: endpoint?.url ?? null, peerToken: endpoint?.token ?? null },
+      { mode: 'WRITE' },
+    );
+    const now = performance.now();
+    if (record.get('revoked')) {
+      this.leaseUntil = 0;
+      if (now - this.lastRevokedAt > MAX_BACKOFF_MS) this.revocations = 0;
+      this.revocations++;
+      this.lastRevokedAt = now;
+      const backoffMs = Math.min(MAX_BACKOFF_MS, this.options.revokedBackoffMs * 2 ** (this.revocations - 1));
+      this.quietUntil = now + backoffMs;
+      this.logger?.warn({ backoffMs }, 'another service process could not reach this one; cached reads are checked with Neo4j meanwhile');
+      return;
     }
-    return Math.max(0, Number(record.get('waitMs') ?? 0));
+    if (!endpoint || this.stopped) {
+      this.leaseUntil = 0;
+      return;
+    }
+    // Lapsed at any moment before this answer: a write may have begun without seeing this process.
+    if (now >= this.leaseUntil) {
+      this.epochValue++;
+      this.trustFrom = now + this.options.maxWriteMs + MARGIN_MS;
+    }
+    this.leaseUntil = began + this.options.leaseMs;
   }
 
   private schedule(): void {
@@ -120,7 +160,7 @@ export class ProcessLease {
       this.renew()
         .then(() => (this.failing = false))
         .catch((err) => {
-          this.soleUntil = 0;
+          this.leaseUntil = 0;
           if (!this.failing) this.logger?.warn({ err: (err as Error).message }, 'service process registration not renewed; cached reads are checked with Neo4j');
           this.failing = true;
         })
