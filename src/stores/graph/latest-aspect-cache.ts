@@ -8,8 +8,8 @@ export interface CachedLatest {
   /** Length of the stored JSON the aspects were parsed from: what the cache's bound counts. */
   bytes: number;
   /**
-   * The sole-lease epoch (ProcessLease) in which the copy was read while this process was the only one writing, and no
-   * write of this process to the entity committed during the read; -1 otherwise. Only such a copy may be served unchecked.
+   * The lease epoch (ProcessLease) in which the copy was read while the lease allowed unchecked reads, and no write's
+   * invalidation of the entity overtook the read; -1 otherwise. Only such a copy may be served unchecked.
    */
   epoch: number;
 }
@@ -20,9 +20,9 @@ const MAX_REMEMBERED_INVALIDATIONS = 100_000;
 /**
  * Latest aspects of recently read entities, bounded by the size of their stored JSON. A copy is served after Neo4j
  * confirmed, in the same round trip that would otherwise carry the aspects, that the entity's rev is unchanged (every
- * write bumps the rev in its own transaction, so writes through any process invalidate on commit), or, while this
- * process is the only one writing, without asking: its own writes then drop the entity's copies before they are
- * acknowledged, and a read that a write overtook does not leave a trusted copy behind.
+ * write bumps the rev in its own transaction, so writes through any process invalidate on commit), or, while the
+ * process's lease allows, without asking: every write, through this process or another, drops the entity's copies
+ * before it is acknowledged, and a read that such an invalidation overtook does not leave a trusted copy behind.
  */
 export class LatestAspectCache {
   private readonly entries: LRUCache<string, CachedLatest>;
@@ -80,12 +80,12 @@ export class LatestAspectCache {
     if (--this.readsInFlight === 0) this.invalidatedAt.clear();
   }
 
-  /** Whether a write of this process to the entity finished after the read with this ticket began. */
+  /** Whether a write to the entity was reported finished after the read with this ticket began. */
   overtaken(urn: string, ticket: number): boolean {
     return ticket < this.forgottenUpTo || (this.invalidatedAt.get(urn) ?? -1) > ticket;
   }
 
-  /** Drops every copy of these entities; called when a write of this process to them has finished (or failed). */
+  /** Drops every copy of these entities; called when a write to them has finished (or failed), here or in a peer. */
   invalidate(urns: Iterable<string>): void {
     const n = ++this.invalidations;
     for (const urn of urns) {
