@@ -4,6 +4,8 @@ import { AspectStore, type GroupPlan } from '../../src/stores/graph/aspect-store
 import { Neo4jStore } from '../../src/stores/graph/neo4j';
 import { MARGIN_MS, ProcessLease, type ProcessLeaseOptions } from '../../src/stores/graph/process-lease';
 import { PeerInvalidation } from '../../src/stores/peers/peer-invalidation';
+import { GroupWriter } from '../../src/services/write-path/group-writer';
+import type { WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
 import { enc, serviceProcess, startTestService, uniqueId } from '../support/service';
 
@@ -95,6 +97,36 @@ describe('process lease', () => {
     } finally {
       await Promise.all([ghost.stop(), writer.stop()]);
       await graph.driver.executeQuery('MATCH (e:Entity {urn: $urn}) DETACH DELETE e', { urn }, { database: 'neo4j' });
+    }
+  });
+
+  it('a peer that cannot be told holds the answers of the writes it concerns, not the transactions after them', async () => {
+    const ghost = new ProcessLease(graph, quick);
+    ghost.advertise(endpoint);
+    const writerLease = new ProcessLease(graph, quick);
+    const store = new AspectStore(graph, '', null, writerLease, new PeerInvalidation(writerLease, { host: '127.0.0.1', port: 0, timeoutMs: 200 }));
+    // One transaction at a time: the second group can commit only once the first has given up its slot.
+    const writer = new GroupWriter(store, { windowMs: 0, maxGroupWrites: 1000, concurrency: 1, maxQueuedWrites: 1000, timeoutMs: 5000 }, logger);
+    const [first, second] = [ds(`held_a_${uniqueId()}`), ds(`held_b_${uniqueId()}`)];
+    const write = (urn: string): WriteItem[] => [
+      { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
+    ];
+    const stored = async (urn: string) =>
+      (await graph.driver.executeQuery('MATCH (e:Entity {urn: $urn})-[:ASPECT]->(:Aspect {name: "status"}) RETURN count(*) AS n', { urn }, { database: 'neo4j' })).records[0].get('n') > 0;
+    try {
+      await Promise.all([ghost.start(), writerLease.start()]);
+      let firstAnswered = false;
+      const firstWrite = writer.submit(write(first)).then(() => (firstAnswered = true));
+      await until(() => stored(first), 2000);
+      const secondWrite = writer.submit(write(second));
+      await until(() => stored(second), 2000);
+      // Committed while the first write's answer still waits out the ghost's lease.
+      expect(firstAnswered).toBe(false);
+      await Promise.all([firstWrite, secondWrite]);
+    } finally {
+      await writer.close();
+      await Promise.all([ghost.stop(), writerLease.stop()]);
+      await graph.driver.executeQuery('UNWIND $urns AS urn MATCH (e:Entity {urn: urn}) DETACH DELETE e', { urns: [first, second] }, { database: 'neo4j' });
     }
   });
 

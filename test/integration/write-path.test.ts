@@ -202,10 +202,10 @@ describe('write path', () => {
       const store = new AspectStore(graph, '');
       const groups: number[] = [];
       const writeGroup = store.writeGroup.bind(store);
-      store.writeGroup = (async (requests, now, timeoutMs, plan) => {
+      store.writeGroup = (async (requests, now, timeoutMs, plan, onCommitted) => {
         groups.push(requests.length);
         if (groups.length === 1) await pause(firstMs);
-        return writeGroup(requests, now, timeoutMs, plan);
+        return writeGroup(requests, now, timeoutMs, plan, onCommitted);
       }) as typeof store.writeGroup;
       const writer = new GroupWriter(store, { windowMs: 0, maxGroupWrites: 1000, concurrency: 2, maxQueuedWrites: 1000, timeoutMs: 5000, ...options }, logger);
       const order: string[] = [];

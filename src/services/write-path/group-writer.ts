@@ -98,7 +98,12 @@ export class GroupWriter {
       if (group.length === 0) return;
       this.running++;
       for (const u of group) for (const urn of u.urns) this.busy.set(urn, (this.busy.get(urn) ?? 0) + 1);
-      void this.run(group).finally(() => {
+      // Freed once the group has committed, before its answers wait on peers being told (a peer that is down holds
+      // those answers for its lease, not the next groups).
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
         this.running--;
         for (const u of group) {
           for (const urn of u.urns) {
@@ -108,7 +113,8 @@ export class GroupWriter {
           }
         }
         this.pump();
-      });
+      };
+      void this.run(group, release).finally(release);
     }
   }
 
@@ -140,11 +146,12 @@ export class GroupWriter {
     return group;
   }
 
-  private async run(group: Unit[]): Promise<void> {
+  /** `committed` runs once the group's transaction has committed (not for a failed one, whose units retry in its slot). */
+  private async run(group: Unit[], committed: () => void): Promise<void> {
     const started = Date.now();
     const writes = group.reduce((n, u) => n + u.items.length, 0);
     try {
-      const outcomes = await this.commit(group);
+      const outcomes = await this.commit(group, committed);
       outcomes.forEach((o, i) => (o instanceof Error || !Array.isArray(o) ? group[i].reject(o) : group[i].resolve(o)));
       const seconds = Math.max((Date.now() - started) / 1000, 0.001);
       this.rate = 0.8 * this.rate + 0.2 * (writes / seconds) * this.options.concurrency;
@@ -152,7 +159,7 @@ export class GroupWriter {
       if (group.length > 1 && !(err instanceof DomainError)) {
         // Something in the group fails in Neo4j: each unit again on its own, so only the failing one fails.
         this.logger?.warn({ err: (err as Error).message, units: group.length }, 'write group failed; retrying its units one by one');
-        for (const u of group) await this.run([u]);
+        for (const u of group) await this.run([u], () => undefined);
         return;
       }
       const answer = this.overloadOr(err);
@@ -161,7 +168,7 @@ export class GroupWriter {
   }
 
   /** One transaction for the group; per unit its outcomes, or the error of a unit left out. */
-  private async commit(group: Unit[]): Promise<(ItemOutcome[] | unknown)[]> {
+  private async commit(group: Unit[], committed: () => void): Promise<(ItemOutcome[] | unknown)[]> {
     const units = group.map((u) => u.items);
     const now = Date.now();
     // The oldest unit's remaining time bounds the transaction.
@@ -169,7 +176,7 @@ export class GroupWriter {
     return this.store.writeGroup(lockRequests(units), now, remaining, (locked) => {
       const { plan, outcomes, failed } = planGroup(units, locked);
       return { plan, result: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)) };
-    });
+    }, committed);
   }
 
   /** A transaction that ran out of time while Neo4j answered is overload, not an outage. */

@@ -164,13 +164,15 @@ export class AspectStore {
   /**
    * One group of writes in one transaction: locks and reads the entities (`writes/lock`), lets `plan` decide everything
    * in memory, then applies the plan with a fixed set of UNWIND statements. `plan` runs inside the transaction function,
-   * so it may run again when the driver retries a transient error: it must not keep state between calls.
+   * so it may run again when the driver retries a transient error: it must not keep state between calls. Resolves once
+   * every peer has dropped its copies of these entities (or can no longer serve them); `onCommitted` runs before that.
    */
   async writeGroup<T>(
     requests: LockRequest[],
     now: number,
     timeoutMs: number,
     plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
+    onCommitted?: () => void,
   ): Promise<T> {
     // Every attempt's peers: an attempt whose commit failed may still have committed.
     const peers = new Map<string, Peer>();
@@ -178,6 +180,8 @@ export class AspectStore {
     try {
       const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan, peers), timeoutMs);
       failed = false;
+      // Committed: what follows (telling peers) holds no lock and needs no transaction.
+      onCommitted?.();
       return result;
     } finally {
       // Before the write is answered, committed or not (a failed commit may still have happened).

@@ -44,6 +44,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 export class PeerInvalidation {
   private readonly token = randomBytes(24).toString('hex');
   private server: Server | null = null;
+  private readonly revoking = new Map<string, Promise<void>>();
 
   constructor(
     private readonly lease: ProcessLease,
@@ -89,9 +90,19 @@ export class PeerInvalidation {
       [...peers].map(async (peer) => {
         if (peer.waitMs !== null) return this.lease.waitOut(peer.waitMs);
         if (await this.told(peer, body)) return;
-        await this.lease.revoke(peer);
+        await this.revoke(peer);
       }),
     );
+  }
+
+  /** One revocation per peer at a time: the groups that could not tell it meanwhile wait on the same one. */
+  private revoke(peer: Peer): Promise<void> {
+    let pending = this.revoking.get(peer.id);
+    if (!pending) {
+      pending = this.lease.revoke(peer).finally(() => this.revoking.delete(peer.id));
+      this.revoking.set(peer.id, pending);
+    }
+    return pending;
   }
 
   private async told(peer: Peer, body: string): Promise<boolean> {
