@@ -4,6 +4,7 @@ import { AspectStore, type GroupPlan } from '../../src/stores/graph/aspect-store
 import { Neo4jStore } from '../../src/stores/graph/neo4j';
 import { MARGIN_MS, ProcessLease, type ProcessLeaseOptions } from '../../src/stores/graph/process-lease';
 import { PeerInvalidation } from '../../src/stores/peers/peer-invalidation';
+import { UnavailableError } from '../../src/model/errors';
 import { GroupWriter } from '../../src/services/write-path/group-writer';
 import type { WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
@@ -127,6 +128,31 @@ describe('process lease', () => {
       await writer.close();
       await Promise.all([ghost.stop(), writerLease.stop()]);
       await graph.driver.executeQuery('UNWIND $urns AS urn MATCH (e:Entity {urn: urn}) DETACH DELETE e', { urns: [first, second] }, { database: 'neo4j' });
+    }
+  });
+
+  it('a committed group whose peers could be neither told nor revoked fails as a whole, and is not written again unit by unit', async () => {
+    const ghost = new ProcessLease(graph, quick);
+    ghost.advertise(endpoint);
+    const writerLease = new ProcessLease(graph, quick);
+    const unreachable = { notify: async () => Promise.reject(new Error('Neo4j is unavailable')) };
+    const store = new AspectStore(graph, '', null, writerLease, unreachable);
+    const groups = jest.spyOn(store, 'writeGroup');
+    const writer = new GroupWriter(store, { windowMs: 50, maxGroupWrites: 1000, concurrency: 1, maxQueuedWrites: 1000, timeoutMs: 5000 }, logger);
+    const urns = [ds(`untold_a_${uniqueId()}`), ds(`untold_b_${uniqueId()}`)];
+    const write = (urn: string): WriteItem[] => [
+      { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
+    ];
+    try {
+      await Promise.all([ghost.start(), writerLease.start()]);
+      const answers = await Promise.allSettled(urns.map((urn) => writer.submit(write(urn))));
+      expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
+      expect((answers[0] as PromiseRejectedResult).reason).toBeInstanceOf(UnavailableError);
+      expect(groups).toHaveBeenCalledTimes(1);
+    } finally {
+      await writer.close();
+      await Promise.all([ghost.stop(), writerLease.stop()]);
+      await graph.driver.executeQuery('UNWIND $urns AS urn MATCH (e:Entity {urn: urn}) DETACH DELETE e', { urns }, { database: 'neo4j' });
     }
   });
 

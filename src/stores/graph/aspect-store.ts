@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
+import { UnavailableError } from '../../model/errors';
 import { LatestAspectCache } from './latest-aspect-cache';
 import type { Neo4jStore } from './neo4j';
 import type { Peer, ProcessLease } from './process-lease';
@@ -191,7 +192,12 @@ export class AspectStore {
         const told = this.peers?.notify(peers.values(), urns);
         // A failed write reports its own error; a committed one is not acknowledged unless every peer was handled.
         if (failed) await told?.catch(() => undefined);
-        else await told;
+        else {
+          await told?.catch((err) => {
+            // Not a failure of the group: its units must not be written again one by one.
+            throw new UnavailableError(`The write was committed, but another service process could not be told of it or revoked: ${(err as Error).message}`, 'neo4j');
+          });
+        }
       }
     }
   }
