@@ -17,6 +17,10 @@ import { enc, serviceProcess, startTestService, uniqueId } from '../support/serv
 const ROOT = join(__dirname, '..', '..');
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One status upsert, as the write path hands it to the group writer. */
+const statusWrite = (urn: string): WriteItem[] => [
+  { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
+];
 const emptyPlan: GroupPlan = { wipes: [], rows: [], removeEdges: [], targets: [], createEdges: [], removeColumnEdges: [], createColumnEdges: [], entities: [] };
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -109,17 +113,14 @@ describe('process lease', () => {
     // One transaction at a time: the second group can commit only once the first has given up its slot.
     const writer = new GroupWriter(store, { windowMs: 0, maxGroupWrites: 1000, concurrency: 1, maxQueuedWrites: 1000, timeoutMs: 5000 }, logger);
     const [first, second] = [ds(`held_a_${uniqueId()}`), ds(`held_b_${uniqueId()}`)];
-    const write = (urn: string): WriteItem[] => [
-      { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
-    ];
     const stored = async (urn: string) =>
       (await graph.driver.executeQuery('MATCH (e:Entity {urn: $urn})-[:ASPECT]->(:Aspect {name: "status"}) RETURN count(*) AS n', { urn }, { database: 'neo4j' })).records[0].get('n') > 0;
     try {
       await Promise.all([ghost.start(), writerLease.start()]);
       let firstAnswered = false;
-      const firstWrite = writer.submit(write(first)).then(() => (firstAnswered = true));
+      const firstWrite = writer.submit(statusWrite(first)).then(() => (firstAnswered = true));
       await until(() => stored(first), 2000);
-      const secondWrite = writer.submit(write(second));
+      const secondWrite = writer.submit(statusWrite(second));
       await until(() => stored(second), 2000);
       // Committed while the first write's answer still waits out the ghost's lease.
       expect(firstAnswered).toBe(false);
@@ -140,12 +141,9 @@ describe('process lease', () => {
     const groups = jest.spyOn(store, 'writeGroup');
     const writer = new GroupWriter(store, { windowMs: 50, maxGroupWrites: 1000, concurrency: 1, maxQueuedWrites: 1000, timeoutMs: 5000 }, logger);
     const urns = [ds(`untold_a_${uniqueId()}`), ds(`untold_b_${uniqueId()}`)];
-    const write = (urn: string): WriteItem[] => [
-      { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
-    ];
     try {
       await Promise.all([ghost.start(), writerLease.start()]);
-      const answers = await Promise.allSettled(urns.map((urn) => writer.submit(write(urn))));
+      const answers = await Promise.allSettled(urns.map((urn) => writer.submit(statusWrite(urn))));
       expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
       expect((answers[0] as PromiseRejectedResult).reason).toBeInstanceOf(UnavailableError);
       expect(groups).toHaveBeenCalledTimes(1);
