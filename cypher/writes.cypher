@@ -19,8 +19,13 @@ OPTIONAL CALL (x, found) {
 }
 WITH x, coalesce(found, n) AS e, found IS NULL AS created
 WHERE e IS NOT NULL
-SET e.rev = CASE WHEN coalesce(e.rev, 0) >= $revFloor THEN e.rev + 1 ELSE $revFloor END
-WITH x, e, created
+// Locked before the old rev is read (under read committed it could be stale otherwise): the rev it had is returned,
+// so the writer knows which state its write turned into the new one (the indexer's fragment cache chains on it).
+SET e._LOCK_ = true
+WITH x, e, created, e.rev AS previousRev
+REMOVE e._LOCK_
+SET e.rev = CASE WHEN coalesce(previousRev, 0) >= $revFloor THEN previousRev + 1 ELSE $revFloor END
+WITH x, e, created, previousRev
 CALL (x, e) {
   OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
   WHERE x.all OR a.name IN x.names
@@ -43,7 +48,7 @@ CALL (x, e) {
                   edges: [(e)-[r]->(t:Entity) WHERE r.aspect = a.name | type(r) + '|' + t.urn],
                   columnEdges: columnEdges}) AS aspects
 }
-RETURN x.urn AS urn, e.rev AS rev, created, aspects
+RETURN x.urn AS urn, e.rev AS rev, previousRev, created, aspects
 
 // @name wipe
 // Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything

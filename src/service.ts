@@ -30,6 +30,7 @@ import { DeletedHitGuard } from './services/search/deleted-hit-guard';
 import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
 import { PendingDeleteMarkers } from './stores/search/pending-deletes';
 import { LatestAspectCache } from './stores/graph/latest-aspect-cache';
+import { FragmentCache } from './services/indexing/fragment-cache';
 import { ProcessLease, processLeaseOptions } from './stores/graph/process-lease';
 import { PeerInvalidation } from './stores/peers/peer-invalidation';
 import { HealthService } from './services/health';
@@ -132,6 +133,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     { batchSize: config.OUTBOX_BATCH_SIZE, pollMs: config.OUTBOX_POLL_MS, idlePollMs: config.OUTBOX_IDLE_POLL_MS, lingerMs: config.OUTBOX_LINGER_MS, workers: config.OUTBOX_WORKERS, maxBackoffMs: config.HEALTH_CHECK_INTERVAL_MS * 2 },
     logger,
     pendingDeletes,
+    config.INDEX_CACHE_SIZE > 0 ? new FragmentCache(config.INDEX_CACHE_SIZE) : undefined,
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
   const writer = new GroupWriter(
@@ -144,6 +146,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
       overlapWindowMs: config.WRITE_OVERLAP_WINDOW_MS,
       maxQueuedWrites: config.WRITE_QUEUE_MAX_WRITES,
       timeoutMs: config.BACKEND_TIMEOUT_MS,
+      onCommitted: (writes) => indexer.committed(writes),
     },
     logger,
   );

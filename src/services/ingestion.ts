@@ -271,7 +271,7 @@ export class IngestionService {
 
   /** Aspects every entity gets when it lacks them: its key aspect and, where the type has them, default browse paths. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
-    const stored = (value: Record<string, unknown>) => ({ value: JSON.stringify(value), hash: contentHash(value) });
+    const stored = (value: Record<string, unknown>) => ({ value: JSON.stringify(value), hash: contentHash(value), parsed: value });
     const defaults: UpsertItem['defaults'] = [{ name: entity.keyAspect, value: () => stored(this.registry.keyAspectFor(urn, entity).value) }];
     if (entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== entity.keyAspect) {
       defaults.push({ name: 'browsePaths', value: () => stored({ paths: defaultBrowsePaths(urn) }) });
@@ -284,6 +284,7 @@ export class IngestionService {
     return {
       value: JSON.stringify(value),
       hash: contentHash(value),
+      parsed: value,
       edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
       columnEdges: columnEdgesOf(aspect.name, value),
     };
@@ -345,7 +346,7 @@ export class IngestionService {
         now: this.now(),
         systemMetadata: JSON.stringify(e.systemMetadata),
         retention: this.options.retention,
-        projected: { value: JSON.stringify(key.value), hash: contentHash(key.value), edges: [] },
+        projected: { value: JSON.stringify(key.value), hash: contentHash(key.value), parsed: key.value, edges: [] },
         defaults: [],
       });
     }

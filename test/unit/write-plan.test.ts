@@ -14,7 +14,7 @@ const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem
   defaults: [{ name: 'tagKey', value: () => ({ value: '{"name":"t"}', hash: 'k' }) }],
   projected: { value, hash: `h${value}`, edges: edges.map((target) => ({ type: 'OwnedBy', target, targetType: 'corpuser', isLineage: false })) },
 });
-const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, rev: 1, created: false, aspects }]]);
+const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects }]]);
 
 describe('write group planning', () => {
   it('locks each entity once, sorted, with every aspect it reads', () => {
@@ -52,6 +52,29 @@ describe('write group planning', () => {
     expect(outcomes[1]).toBeNull();
     expect(plan.rows.find((r) => r.name === 'tagProperties')!.latest?.value).toBe('b');
   });
+
+  it("reports each changed entity's new latest values and deleted aspects, for the indexer", () => {
+    const withParsed = (value: string) => ({ ...upsert(value), projected: { ...upsert(value).projected!, parsed: { v: value } } });
+    const other = 'urn:li:tag:o';
+    const locked = new Map([
+      ...stored([
+        { name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
+        { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
+        { name: 'ownership', hash: 'ho', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
+      ]),
+      [other, { urn: other, rev: 1, previousRev: 0, created: false, aspects: [{ name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] }] }],
+    ]);
+    const { writes } = planGroup(
+      [
+        [{ kind: 'deleteAspect', urn, entityType: 'tag', name: 'tagProperties' }, { kind: 'deleteAspect', urn, entityType: 'tag', name: 'ownership' }],
+        [withParsed('b')],
+        // Same value as stored: nothing changes for this entity.
+        [{ ...withParsed('a'), urn: other }],
+      ],
+      locked,
+    );
+    expect(writes).toEqual([{ urn, entityType: 'tag', wipedAll: false, removed: ['ownership'], set: [['tagProperties', { v: 'b' }]] }]);
+  });
 });
 
 describe('column-level lineage in a write plan', () => {
@@ -78,7 +101,7 @@ describe('column-level lineage in a write plan', () => {
   it('creates new column edges with placeholders for both fields and removes the ones no longer declared', () => {
     const kept = `${field('down', 'a')}|${field('up', 'a')}`;
     const dropped = `${field('down', 'b')}|${field('up', 'b')}`;
-    const locked = new Map([[urn, { urn, rev: 1, created: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
+    const locked = new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
     const { plan } = planGroup([[lineage('new', [[field('down', 'a'), field('up', 'a')], [field('down', 'c'), field('up', 'c')]])]], locked);
     expect(plan.removeColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'b'), target: field('up', 'b') }]);
     expect(plan.createColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'c'), target: field('up', 'c') }]);
@@ -90,7 +113,7 @@ describe('column-level lineage in a write plan', () => {
 
   it('leaves column edges alone when the value is unchanged', () => {
     const edge = `${field('down', 'a')}|${field('up', 'a')}`;
-    const locked = new Map([[urn, { urn, rev: 1, created: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
+    const locked = new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
     const { plan } = planGroup([[lineage('same', [[field('down', 'a'), field('up', 'a')]])]], locked);
     expect(plan.removeColumnEdges).toEqual([]);
     expect(plan.createColumnEdges).toEqual([]);

@@ -4,6 +4,18 @@ import { companionFields, searchableFields } from '../../stores/search/mappings'
 
 export type SearchDocument = Record<string, unknown>;
 
+/**
+ * What one aspect value contributes to its entity's search document: the values at each of its searchable fields (in
+ * the order of `aspectSlots`), and its browse paths. Much smaller than the aspect, so the indexer can keep the latest
+ * fragments of an entity and rebuild its document after a write without reading the entity back.
+ */
+export interface AspectFragment {
+  values: unknown[][];
+  paths?: string[];
+  /** Rough size in memory (string lengths plus a per-value overhead), for cache bounds. */
+  bytes: number;
+}
+
 function ancestors(path: string): string[] {
   const segments = path.split('/').filter(Boolean);
   const out = ['/'];
@@ -18,22 +30,75 @@ function flatten(value: unknown): unknown[] {
   return [value];
 }
 
+interface Slots {
+  /** Per aspect, the searchable fields it feeds, in document order: a fragment's `values` follow this order. */
+  byAspect: Map<string, { path: readonly string[] }[]>;
+  /** Per document field, where its values come from: (aspect, index into that aspect's fragment). */
+  byField: [fieldName: string, sources: { aspect: string; slot: number; field: { enableAutocomplete?: boolean; fieldType: string } }[]][];
+}
+
+const slotCache = new WeakMap<EntitySpec, Slots>();
+
+function slotsOf(registry: Registry, entity: EntitySpec): Slots {
+  const cached = slotCache.get(entity);
+  if (cached) return cached;
+  const byAspect = new Map<string, { path: readonly string[] }[]>();
+  const byField: Slots['byField'] = [];
+  for (const [fieldName, fields] of searchableFields(registry, entity)) {
+    const sources = fields.map(({ aspect, field }) => {
+      let list = byAspect.get(aspect);
+      if (!list) byAspect.set(aspect, (list = []));
+      list.push({ path: field.path });
+      return { aspect, slot: list.length - 1, field };
+    });
+    byField.push([fieldName, sources]);
+  }
+  const slots = { byAspect, byField };
+  slotCache.set(entity, slots);
+  return slots;
+}
+
+/** The fragment of one aspect value of an entity of this type. */
+export function aspectFragment(registry: Registry, entity: EntitySpec, aspectName: string, value: Record<string, unknown>): AspectFragment {
+  let bytes = 64;
+  const size = (v: unknown) => (bytes += typeof v === 'string' ? v.length + 24 : 16);
+  const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => {
+    const found = valuesAt(value, path).flatMap(flatten);
+    found.forEach(size);
+    return found;
+  });
+  const fragment: AspectFragment = { values, bytes };
+  if (aspectName === 'browsePaths') {
+    fragment.paths = (value.paths as string[] | undefined) ?? [];
+    fragment.paths.forEach(size);
+    fragment.bytes = bytes;
+  }
+  return fragment;
+}
+
 /**
  * The search document of an entity, built from its latest aspects by the searchable annotations of schema/.
  * Fields shared by several aspects are merged; soft deletion is the `removed` flag.
  */
 export function buildDocument(registry: Registry, entity: EntitySpec, urn: string, aspects: Map<string, Record<string, unknown>>): SearchDocument {
+  const fragments = new Map<string, AspectFragment>();
+  for (const [name, value] of aspects) fragments.set(name, aspectFragment(registry, entity, name, value));
+  return documentFromFragments(registry, entity, urn, fragments);
+}
+
+/** The search document of an entity from the fragments of its latest aspects (the same document buildDocument makes). */
+export function documentFromFragments(registry: Registry, entity: EntitySpec, urn: string, fragments: ReadonlyMap<string, AspectFragment>): SearchDocument {
   const doc: SearchDocument = { urn, entityType: entity.name, removed: false };
   const names = new Set<string>();
   const urnTokens = new Set<string>();
   const counts = new Map<string, number>();
-  for (const [fieldName, fields] of searchableFields(registry, entity)) {
+  for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
     // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas.
     const values = new Set<unknown>();
-    for (const { aspect, field } of fields) {
-      const value = aspects.get(aspect);
-      if (!value) continue;
-      for (const v of valuesAt(value, field.path).flatMap(flatten)) {
+    for (const { aspect, slot, field } of sources) {
+      const fragment = fragments.get(aspect);
+      if (!fragment) continue;
+      for (const v of fragment.values[slot] ?? []) {
         values.add(v);
         // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
         if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
@@ -54,7 +119,7 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
     if (hasValues) doc[hasValues] = doc[hasValues] === true || n > 0;
     if (numValues) doc[numValues] = Math.max(Number(doc[numValues] ?? 0), n);
   }
-  const paths = (aspects.get('browsePaths')?.paths as string[] | undefined) ?? [];
+  const paths = fragments.get('browsePaths')?.paths ?? [];
   doc.browsePaths = paths;
   doc.browsePathPrefixes = [...new Set(paths.flatMap(ancestors))];
   doc.browsePathParents = [...new Set(paths.map((p) => ancestors(p).pop()!))];

@@ -8,7 +8,9 @@ import type { OutboxEntry, OutboxStore } from '../../stores/graph/outbox-store';
 import type { Body, BulkOperation, SearchEngine } from '../../stores/search/engine';
 import { entityIndexDefinition, type IndexNames } from '../../stores/search/mappings';
 import type { PendingDeleteMarkers } from '../../stores/search/pending-deletes';
-import { buildDocument } from './document';
+import type { CommittedWrite } from '../write-path/group-writer';
+import { aspectFragment, documentFromFragments, type AspectFragment } from './document';
+import type { EntityChange, FragmentCache } from './fragment-cache';
 
 export interface IndexerOptions {
   batchSize: number;
@@ -77,6 +79,8 @@ export class SearchIndexer {
     private readonly options: IndexerOptions,
     private readonly logger: Logger,
     private readonly markers?: PendingDeleteMarkers,
+    /** Search fragments of entities this process wrote or indexed lately: their documents need no read of Neo4j. */
+    private readonly fragments?: FragmentCache,
   ) {
     this.events.setMaxListeners(0);
     this.idleWait = options.pollMs;
@@ -136,15 +140,38 @@ export class SearchIndexer {
     }
   }
 
+  /** Keeps the fragment cache in step with this process's committed writes (called at commit, before the answer). */
+  committed(writes: readonly CommittedWrite[]): void {
+    if (!this.fragments) return;
+    const changes: EntityChange[] = [];
+    for (const w of writes) {
+      const entity = this.registry.entities.get(w.entityType);
+      changes.push({
+        urn: w.urn,
+        previousRev: w.previousRev,
+        rev: w.rev,
+        created: w.created,
+        wipedAll: w.wipedAll,
+        removed: w.removed,
+        set: w.set.map(([name, value]) => [name, value && entity ? aspectFragment(this.registry, entity, name, value) : null]),
+      });
+    }
+    this.fragments.apply(changes);
+  }
+
   /**
    * Indexes the given entries' entities now; returns the entries that are done (indexed or superseded), to be
    * acknowledged, and the applied deletes, whose entries are acknowledged here after DELETE_GRACE_MS.
    */
   async indexEntries(entries: OutboxEntry[]): Promise<{ done: OutboxEntry[]; failed: OutboxEntry[]; deletes: OutboxEntry[] }> {
-    const latest = await this.aspects.latestMany(
-      entries.map((e) => e.urn),
-      null,
-    );
+    // Entities whose fragments at the entry's revision are at hand need no read; the others are read and remembered.
+    const cached = new Map<string, ReadonlyMap<string, AspectFragment>>();
+    for (const e of entries) {
+      const fragments = this.fragments?.get(e.urn, e.rev);
+      if (fragments) cached.set(e.urn, fragments);
+    }
+    const unread = [...new Set(entries.filter((e) => !cached.has(e.urn)).map((e) => e.urn))];
+    const latest = unread.length > 0 ? await this.aspects.latestMany(unread, null) : new Map();
     const operations: BulkOperation[] = [];
     const byId = new Map<string, OutboxEntry>();
     const done: OutboxEntry[] = [];
@@ -157,10 +184,15 @@ export class SearchIndexer {
       }
       const index = this.names.entity(entity.name);
       byId.set(`${index}\u0000${entry.urn}`, entry);
+      const hit = cached.get(entry.urn);
       const state = latest.get(entry.urn);
-      if (state && state.aspects.size > 0) {
-        const doc = buildDocument(this.registry, entity, entry.urn, state.aspects);
-        operations.push({ op: 'index', index, id: entry.urn, doc, version: Math.max(state.rev, entry.rev) });
+      if (hit && hit.size > 0) {
+        operations.push({ op: 'index', index, id: entry.urn, doc: documentFromFragments(this.registry, entity, entry.urn, hit), version: entry.rev });
+      } else if (!hit && state && state.aspects.size > 0) {
+        const fragments = new Map<string, AspectFragment>();
+        for (const [name, value] of state.aspects) fragments.set(name, aspectFragment(this.registry, entity, name, value));
+        this.fragments?.put(entry.urn, state.rev, fragments);
+        operations.push({ op: 'index', index, id: entry.urn, doc: documentFromFragments(this.registry, entity, entry.urn, fragments), version: Math.max(state.rev, entry.rev) });
       } else {
         operations.push({ op: 'delete', index, id: entry.urn, version: entry.rev });
       }

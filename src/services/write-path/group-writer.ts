@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import { DomainError, OverloadedError, UnavailableError } from '../../model/errors';
 import type { AspectStore } from '../../stores/graph/aspect-store';
-import { lockRequests, planGroup, type ItemOutcome, type WriteItem } from './plan';
+import { lockRequests, planGroup, type EntityWrite, type ItemOutcome, type WriteItem } from './plan';
+
+/** A committed change to one entity, with the revisions its lock found and left. */
+export type CommittedWrite = EntityWrite & { previousRev: number | null; rev: number; created: boolean };
 
 export interface GroupWriterOptions {
   /** How long the first write of an idle writer waits for others to join its group. */
@@ -21,6 +24,8 @@ export interface GroupWriterOptions {
   maxQueuedWrites: number;
   /** No request waits longer than this (BACKEND_TIMEOUT_MS) for its commit. */
   timeoutMs: number;
+  /** Told of every committed group's changes, at commit (the search indexer keeps its fragments current with them). */
+  onCommitted?: (writes: CommittedWrite[]) => void;
 }
 
 interface Unit {
@@ -173,10 +178,31 @@ export class GroupWriter {
     const now = Date.now();
     // The oldest unit's remaining time bounds the transaction.
     const remaining = Math.max(1000, group[0].enqueuedAt + this.options.timeoutMs - now);
+    // The last attempt's plan is the one that committed (a retried transaction plans again).
+    let committedWrites: () => CommittedWrite[] = () => [];
+    const onCommitted = () => {
+      committed();
+      try {
+        this.options.onCommitted?.(committedWrites());
+      } catch (err) {
+        // Committed already: a failure here must not fail (and re-run) the group.
+        this.logger?.warn({ err: (err as Error).message }, 'a committed group could not be passed on to the indexer');
+      }
+    };
     return this.store.writeGroup(lockRequests(units), now, remaining, (locked) => {
-      const { plan, outcomes, failed } = planGroup(units, locked);
+      const { plan, outcomes, failed, writes } = planGroup(units, locked);
+      // Every locked entity, changed or not: the lock bumped each one's rev.
+      committedWrites = () => {
+        const byUrn = new Map(writes.map((w) => [w.urn, w]));
+        return [...locked.values()].map((l) => ({
+          ...(byUrn.get(l.urn) ?? { urn: l.urn, entityType: '', wipedAll: false, removed: [], set: [] }),
+          previousRev: l.previousRev,
+          rev: l.rev,
+          created: l.created,
+        }));
+      };
       return { plan, result: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)) };
-    }, committed);
+    }, onCommitted);
   }
 
   /** A transaction that ran out of time while Neo4j answered is overload, not an outage. */

@@ -12,6 +12,8 @@ export interface Edge {
 export interface Projected {
   value: string;
   hash: string;
+  /** The value `value` serializes, kept so the search document can be built without parsing it again. */
+  parsed?: Record<string, unknown>;
   edges: Edge[];
   /** Column-level lineage (schemaField → schemaField DownstreamOf edges) owned by this entity and aspect. */
   columnEdges?: ColumnEdge[];
@@ -37,7 +39,7 @@ export type WriteItem =
        * Aspects created only when the entity lacks them (key aspect, default browse paths). Their values are computed
        * only then: most writes go to entities that have them.
        */
-      defaults: { name: string; value: () => { value: string; hash: string } }[];
+      defaults: { name: string; value: () => { value: string; hash: string; parsed?: Record<string, unknown> } }[];
       /** The value to write, unless `patch` computes it. */
       projected?: Projected;
       /**
@@ -51,6 +53,16 @@ export type WriteItem =
   /** `marker`: the pending-delete marker written for this delete (PendingDeleteMarkers), kept on the outbox entry. */
   | { kind: 'deleteAspect'; urn: string; entityType: string; name: string; marker?: string }
   | { kind: 'deleteEntity'; urn: string; entityType: string; marker?: string };
+
+/** What a planned group does to one entity's latest aspects (for the search indexer's fragment cache). */
+export interface EntityWrite {
+  urn: string;
+  entityType: string;
+  wipedAll: boolean;
+  removed: string[];
+  /** New latest values; null where the writer has no parsed value (the indexer then reads the entity back). */
+  set: [name: string, value: Record<string, unknown> | null][];
+}
 
 export interface ItemOutcome {
   /** An upsert that found the same value stored (only its system metadata was written). */
@@ -91,7 +103,7 @@ interface AspectState {
   storedColumnEdges: Set<string>;
   columnEdges: Set<string>;
   /** The latest value as this group leaves it; `fromStore` while it is still the stored one. */
-  current: (AspectValue & { fromStore: boolean }) | null;
+  current: (AspectValue & { fromStore: boolean; parsed?: Record<string, unknown> }) | null;
   currentSystemMetadata: string | null;
   edges: Map<string, Edge>;
   top: number;
@@ -106,6 +118,7 @@ interface AspectState {
 
 interface EntityState {
   urn: string;
+  entityType: string;
   exists: boolean;
   created: boolean;
   aspects: Map<string, AspectState>;
@@ -148,11 +161,11 @@ const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`
 export function planGroup(
   units: WriteItem[][],
   locked: Map<string, LockedEntity>,
-): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failed: Map<number, unknown> } {
+): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failed: Map<number, unknown>; writes: EntityWrite[] } {
   const failed = new Map<number, unknown>();
   for (;;) {
     const attempt = tryPlan(units, locked, failed);
-    if (attempt.failedAt === null) return { plan: attempt.plan, outcomes: attempt.outcomes, failed };
+    if (attempt.failedAt === null) return { plan: attempt.plan, outcomes: attempt.outcomes, failed, writes: attempt.writes };
     failed.set(attempt.failedAt, attempt.error);
   }
 }
@@ -161,13 +174,13 @@ function tryPlan(
   units: WriteItem[][],
   locked: Map<string, LockedEntity>,
   skip: Map<number, unknown>,
-): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failedAt: number | null; error?: unknown } {
+): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failedAt: number | null; error?: unknown; writes: EntityWrite[] } {
   const entities = new Map<string, EntityState>();
-  const entity = (urn: string): EntityState => {
+  const entity = (urn: string, entityType: string): EntityState => {
     let e = entities.get(urn);
     if (!e) {
       const l = locked.get(urn);
-      e = { urn, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
+      e = { urn, entityType, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
       for (const a of l?.aspects ?? []) {
         const s = emptyAspect(a.name);
         s.stored = true;
@@ -202,13 +215,25 @@ function tryPlan(
     }
     const results: ItemOutcome[] = [];
     try {
-      for (const item of units[u]) results.push(applyItem(item, entity(item.urn), aspect));
+      for (const item of units[u]) results.push(applyItem(item, entity(item.urn, item.entityType), aspect));
     } catch (error) {
-      return { plan: emptyPlan(), outcomes, failedAt: u, error };
+      return { plan: emptyPlan(), outcomes, failedAt: u, error, writes: [] };
     }
     outcomes.push(results);
   }
-  return { plan: toPlan(entities), outcomes, failedAt: null };
+  return { plan: toPlan(entities), outcomes, failedAt: null, writes: entityWrites(entities) };
+}
+
+function entityWrites(entities: Map<string, EntityState>): EntityWrite[] {
+  const writes: EntityWrite[] = [];
+  for (const e of entities.values()) {
+    if (!e.changed) continue;
+    const set: EntityWrite['set'] = [];
+    for (const a of e.aspects.values()) if (a.changed && a.current && !a.current.fromStore) set.push([a.name, a.current.parsed ?? null]);
+    const removed = [...e.wipeNames].filter((name) => !e.aspects.get(name)?.current);
+    writes.push({ urn: e.urn, entityType: e.entityType, wipedAll: e.wipeAll, removed, set });
+  }
+  return writes;
 }
 
 function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, name: string) => AspectState): ItemOutcome {
@@ -262,7 +287,7 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
       a.top = next;
       a.cut = Math.max(a.cut, next - item.retention);
     }
-    a.current = { value: projected.value, hash: projected.hash, createdTime: item.now, createdActor: item.actor, fromStore: false };
+    a.current = { value: projected.value, hash: projected.hash, parsed: projected.parsed, createdTime: item.now, createdActor: item.actor, fromStore: false };
     a.currentSystemMetadata = item.systemMetadata;
     a.versions++;
     a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));

@@ -50,6 +50,8 @@ export interface StoredAspectState {
 export interface LockedEntity {
   urn: string;
   rev: number;
+  /** The rev before this write's lock bumped it (null: none). */
+  previousRev: number | null;
   created: boolean;
   aspects: StoredAspectState[];
 }
@@ -218,7 +220,7 @@ export class AspectStore {
     }
     const locked = new Map<string, LockedEntity>();
     for (const r of records) {
-      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
+      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
     }
     const { plan: p, result } = plan(locked);
     // Pipelined: one round trip for the whole plan; the statements still run in this order.

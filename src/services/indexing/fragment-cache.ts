@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+import type { AspectFragment } from './document';
+
+/** What a committed write did to one entity's latest aspects, with the revisions its lock saw and left. */
+export interface EntityChange {
+  urn: string;
+  /** The entity's revision before the write (null: it had none, or did not exist). */
+  previousRev: number | null;
+  rev: number;
+  /** The entity node was created by this write: it had no aspects before. */
+  created: boolean;
+  /** Every aspect was deleted before the ones in `set` were written. */
+  wipedAll: boolean;
+  removed: string[];
+  /** New latest values; a null fragment is one the writer could not build (the entity's copy is dropped). */
+  set: [name: string, fragment: AspectFragment | null][];
+}
+
+interface Entry {
+  rev: number;
+  fragments: Map<string, AspectFragment>;
+  bytes: number;
+}
+
+/**
+ * The search fragments of recently written (or indexed) entities, each exact for one revision. A write that this
+ * process commits carries an entity's copy from the revision its lock found to the one it left, so the indexer builds
+ * the document of an outbox entry with that revision without reading the entity back from Neo4j. Every write, through
+ * any process, bumps the revision under the entity's lock, so a copy of another revision is never used.
+ */
+export class FragmentCache {
+  private readonly entries: LRUCache<string, Entry>;
+
+  constructor(maxBytes: number) {
+    this.entries = new LRUCache<string, Entry>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (e) => e.bytes });
+  }
+
+  /** The entity's fragments at exactly this revision. */
+  get(urn: string, rev: number): ReadonlyMap<string, AspectFragment> | undefined {
+    const entry = this.entries.get(urn);
+    return entry && entry.rev === rev ? entry.fragments : undefined;
+  }
+
+  /** Fragments of every latest aspect of the entity at `rev` (read from Neo4j); an older copy is replaced, a newer one kept. */
+  put(urn: string, rev: number, fragments: Map<string, AspectFragment>): void {
+    const entry = this.entries.peek(urn);
+    if (entry && entry.rev >= rev) return;
+    this.store(urn, rev, fragments);
+  }
+
+  /** Applies committed writes: a copy at the revision a write found moves to the one it left; any other copy goes. */
+  apply(changes: readonly EntityChange[]): void {
+    for (const c of changes) {
+      const entry = this.entries.peek(c.urn);
+      if (entry && entry.rev >= c.rev) continue;
+      const base = c.created || c.wipedAll ? new Map<string, AspectFragment>() : entry && entry.rev === c.previousRev ? new Map(entry.fragments) : null;
+      if (!base || c.set.some(([, f]) => f === null)) {
+        if (entry) this.entries.delete(c.urn);
+        continue;
+      }
+      for (const name of c.removed) base.delete(name);
+      for (const [name, fragment] of c.set) base.set(name, fragment!);
+      this.store(c.urn, c.rev, base);
+    }
+  }
+
+  private store(urn: string, rev: number, fragments: Map<string, AspectFragment>): void {
+    let bytes = 128 + urn.length;
+    for (const f of fragments.values()) bytes += f.bytes;
+    this.entries.set(urn, { rev, fragments, bytes });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
