@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * Named Cypher statements from `cypher/*.cypher`. A file holds blocks introduced by `// @name <file>.<name>`-style
  * headers (`// @name upsertAspect`), addressed as `<file>/<name>`. Statements are fixed text with parameters, so
- * Neo4j caches their plans.
+ * Neo4j caches their plans. Full-line `//` comments are for readers and are not sent.
  */
 export class CypherLibrary {
   private readonly statements = new Map<string, string>();
@@ -15,7 +15,7 @@ export class CypherLibrary {
       let name: string | null = null;
       let lines: string[] = [];
       const flush = () => {
-        if (name) this.statements.set(`${base}/${name}`, lines.join('\n').trim().replace(/;\s*$/, ''));
+        if (name) this.statements.set(`${base}/${name}`, lines.join('\n').replace(/;\s*$/, ''));
       };
       for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
         const header = /^\/\/\s*@name\s+(\S+)/.exec(line);
@@ -23,8 +23,10 @@ export class CypherLibrary {
           flush();
           name = header[1];
           lines = [];
-        } else if (name) {
-          lines.push(line);
+        } else if (name && !/^\s*(\/\/.*)?$/.test(line)) {
+          // Comments and indentation stay in the files: every statement's text crosses Bolt and is pre-parsed by Neo4j
+          // on each run, and they were half of it. (No statement has a string literal spanning lines.)
+          lines.push(line.trim());
         }
       }
       flush();
