@@ -2,7 +2,7 @@ import type { AspectFragment } from '../../src/services/indexing/document';
 import { FragmentCache, type EntityChange } from '../../src/services/indexing/fragment-cache';
 
 const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)';
-const f = (v: string): AspectFragment => ({ values: [[v]], bytes: 100 });
+const f = (v: string): AspectFragment => ({ values: [[v]] });
 const change = (c: Partial<EntityChange>): EntityChange => ({ urn, previousRev: null, rev: 1, created: false, wipedAll: false, removed: [], set: [], ...c });
 const names = (m: ReadonlyMap<string, AspectFragment> | undefined) => (m ? Object.fromEntries([...m].map(([k, v]) => [k, v.values[0][0]])) : undefined);
 

@@ -12,8 +12,6 @@ export type SearchDocument = Record<string, unknown>;
 export interface AspectFragment {
   values: unknown[][];
   paths?: string[];
-  /** Rough size in memory (string lengths plus a per-value overhead), for cache bounds. */
-  bytes: number;
 }
 
 function ancestors(path: string): string[] {
@@ -60,19 +58,9 @@ function slotsOf(registry: Registry, entity: EntitySpec): Slots {
 
 /** The fragment of one aspect value of an entity of this type. */
 export function aspectFragment(registry: Registry, entity: EntitySpec, aspectName: string, value: Record<string, unknown>): AspectFragment {
-  let bytes = 64;
-  const size = (v: unknown) => (bytes += typeof v === 'string' ? v.length + 24 : 16);
-  const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => {
-    const found = valuesAt(value, path).flatMap(flatten);
-    found.forEach(size);
-    return found;
-  });
-  const fragment: AspectFragment = { values, bytes };
-  if (aspectName === 'browsePaths') {
-    fragment.paths = (value.paths as string[] | undefined) ?? [];
-    fragment.paths.forEach(size);
-    fragment.bytes = bytes;
-  }
+  const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => valuesAt(value, path).flatMap(flatten));
+  const fragment: AspectFragment = { values };
+  if (aspectName === 'browsePaths') fragment.paths = (value.paths as string[] | undefined) ?? [];
   return fragment;
 }
 
