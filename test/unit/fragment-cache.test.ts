@@ -9,17 +9,17 @@ const names = (m: ReadonlyMap<string, AspectFragment> | undefined) => (m ? Objec
 describe('FragmentCache', () => {
   it('follows a chain of writes from a created entity, each revision exact', () => {
     const cache = new FragmentCache(1 << 20);
-    cache.apply([change({ created: true, rev: 10, set: [['a', f('a1')], ['key', f('k')]] })]);
-    cache.apply([change({ previousRev: 10, rev: 11, set: [['b', f('b1')]] })]);
-    cache.apply([change({ previousRev: 11, rev: 12, set: [['a', f('a2')]], removed: ['key'] })]);
+    cache.apply([change({ created: true, rev: 10, set: [['a', () => f('a1')], ['key', () => f('k')]] })]);
+    cache.apply([change({ previousRev: 10, rev: 11, set: [['b', () => f('b1')]] })]);
+    cache.apply([change({ previousRev: 11, rev: 12, set: [['a', () => f('a2')]], removed: ['key'] })]);
     expect(names(cache.get(urn, 12))).toEqual({ a: 'a2', b: 'b1' });
     expect(cache.get(urn, 11)).toBeUndefined();
   });
 
   it('drops the copy when a write started from a revision it does not hold (another process wrote in between)', () => {
     const cache = new FragmentCache(1 << 20);
-    cache.apply([change({ created: true, rev: 10, set: [['a', f('a1')]] })]);
-    cache.apply([change({ previousRev: 15, rev: 16, set: [['b', f('b1')]] })]);
+    cache.apply([change({ created: true, rev: 10, set: [['a', () => f('a1')]] })]);
+    cache.apply([change({ previousRev: 15, rev: 16, set: [['b', () => f('b1')]] })]);
     expect(cache.get(urn, 16)).toBeUndefined();
     expect(cache.get(urn, 10)).toBeUndefined();
     expect(cache.size).toBe(0);
@@ -27,15 +27,15 @@ describe('FragmentCache', () => {
 
   it('drops the copy when a written value has no fragment', () => {
     const cache = new FragmentCache(1 << 20);
-    cache.apply([change({ created: true, rev: 10, set: [['a', f('a1')]] })]);
-    cache.apply([change({ previousRev: 10, rev: 11, set: [['a', null]] })]);
+    cache.apply([change({ created: true, rev: 10, set: [['a', () => f('a1')]] })]);
+    cache.apply([change({ previousRev: 10, rev: 11, set: [['a', () => null]] })]);
     expect(cache.size).toBe(0);
   });
 
   it('starts over after a delete of the whole entity, and a write without changes only moves the revision', () => {
     const cache = new FragmentCache(1 << 20);
-    cache.apply([change({ created: true, rev: 10, set: [['a', f('a1')]] })]);
-    cache.apply([change({ previousRev: 10, rev: 11, wipedAll: true, set: [['b', f('b1')]] })]);
+    cache.apply([change({ created: true, rev: 10, set: [['a', () => f('a1')]] })]);
+    cache.apply([change({ previousRev: 10, rev: 11, wipedAll: true, set: [['b', () => f('b1')]] })]);
     cache.apply([change({ previousRev: 11, rev: 12 })]);
     expect(names(cache.get(urn, 12))).toEqual({ b: 'b1' });
   });
@@ -44,7 +44,7 @@ describe('FragmentCache', () => {
     const cache = new FragmentCache(1 << 20);
     cache.put(urn, 20, new Map([['a', f('read')]]));
     cache.put(urn, 19, new Map([['a', f('older')]]));
-    cache.apply([change({ created: true, rev: 18, set: [['a', f('write')]] })]);
+    cache.apply([change({ created: true, rev: 18, set: [['a', () => f('write')]] })]);
     expect(names(cache.get(urn, 20))).toEqual({ a: 'read' });
   });
 

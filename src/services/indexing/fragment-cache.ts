@@ -12,8 +12,11 @@ export interface EntityChange {
   /** Every aspect was deleted before the ones in `set` were written. */
   wipedAll: boolean;
   removed: string[];
-  /** New latest values; a null fragment is one the writer could not build (the entity's copy is dropped). */
-  set: [name: string, fragment: AspectFragment | null][];
+  /**
+   * New latest values, built only when the entity's copy follows from this write (a cold cache costs the writer nothing);
+   * null: the writer could not build it, and the entity's copy is dropped.
+   */
+  set: [name: string, fragment: () => AspectFragment | null][];
 }
 
 interface Entry {
@@ -62,12 +65,13 @@ export class FragmentCache {
       const entry = this.entries.peek(c.urn);
       if (entry && entry.rev >= c.rev) continue;
       const base = c.created || c.wipedAll ? new Map<string, string>() : entry && entry.rev === c.previousRev ? new Map(entry.fragments) : null;
-      if (!base || c.set.some(([, f]) => f === null)) {
+      const written = base ? c.set.map(([name, build]) => [name, build()] as const) : [];
+      if (!base || written.some(([, f]) => f === null)) {
         if (entry) this.entries.delete(c.urn);
         continue;
       }
       for (const name of c.removed) base.delete(name);
-      for (const [name, fragment] of c.set) base.set(name, pack(fragment!));
+      for (const [name, fragment] of written) base.set(name, pack(fragment!));
       this.store(c.urn, c.rev, base);
     }
   }

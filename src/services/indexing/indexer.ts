@@ -153,7 +153,7 @@ export class SearchIndexer {
         created: w.created,
         wipedAll: w.wipedAll,
         removed: w.removed,
-        set: w.set.map(([name, value]) => [name, value && entity ? aspectFragment(this.registry, entity, name, value) : null]),
+        set: w.set.map(([name, value]) => [name, () => (value && entity ? aspectFragment(this.registry, entity, name, value) : null)]),
       });
     }
     this.fragments.apply(changes);
