@@ -1,6 +1,6 @@
 // The write path: one transaction per group of writes (src/services/write-path). It first locks and reads every entity
-// the group writes (`lock`), the service plans the whole group in memory, then a fixed set of UNWIND statements applies
-// the plan. Every statement takes its rows sorted (entities by urn, edges by target), so concurrent groups lock in one
+// the group writes (`lock`), the service plans the whole group in memory, then one statement (`apply`) writes the plan
+// in stages, each an UNWIND over its own list. Every stage takes its rows sorted (entities by urn, edges by target), so concurrent groups lock in one
 // order. Edges are CREATEd, never MERGEd: the source entity is locked, so its edges read in `lock` are exact, and a
 // MERGE of a missing relationship would lock its target exclusively (a hot tag would serialize every writer).
 
@@ -50,141 +50,147 @@ CALL (x, e) {
 }
 RETURN x.urn AS urn, e.rev AS rev, previousRev, created, aspects
 
-// @name wipe
+// @name apply
+// The whole plan in one statement (one round trip, and one statement's fixed cost in Neo4j and the driver instead of up
+// to eight). Its stages run in this order, each over its own list; an empty list costs nothing.
+//
 // Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything
 // else the group writes to those entities.
-UNWIND $wipes AS w
-CALL (w) {
-  // name/version IS NOT NULL lets Neo4j seek the (urn, name, version) constraint index instead of scanning every aspect.
-  MATCH (a:Aspect {urn: w.urn})
-  WHERE a.name IS NOT NULL AND a.version IS NOT NULL AND (w.names IS NULL OR a.name IN w.names)
-  DETACH DELETE a
+CALL () {
+  UNWIND $wipes AS w
+  CALL (w) {
+    // name/version IS NOT NULL lets Neo4j seek the (urn, name, version) constraint index instead of scanning every aspect.
+    MATCH (a:Aspect {urn: w.urn})
+    WHERE a.name IS NOT NULL AND a.version IS NOT NULL AND (w.names IS NULL OR a.name IN w.names)
+    DETACH DELETE a
+  }
+  CALL (w) {
+    MATCH (e:Entity {urn: w.urn})-[r]->(:Entity)
+    USING INDEX SEEK e:Entity(urn)
+    WHERE w.names IS NULL OR r.aspect IN w.names
+    DELETE r
+  }
+  CALL (w) {
+    // Hinted for the reason given in `lock`.
+    MATCH (:Entity)-[r:DownstreamOf {owner: w.urn}]->(:Entity)
+    USING INDEX SEEK r:DownstreamOf(owner)
+    WHERE w.names IS NULL OR r.aspect IN w.names
+    DELETE r
+  }
 }
-CALL (w) {
-  MATCH (e:Entity {urn: w.urn})-[r]->(:Entity)
-  USING INDEX SEEK e:Entity(urn)
-  WHERE w.names IS NULL OR r.aspect IN w.names
-  DELETE r
-}
-CALL (w) {
-  // Hinted for the reason given in `lock`.
-  MATCH (:Entity)-[r:DownstreamOf {owner: w.urn}]->(:Entity)
-  USING INDEX SEEK r:DownstreamOf(owner)
-  WHERE w.names IS NULL OR r.aspect IN w.names
-  DELETE r
-}
-
-// @name aspects
 // One row per (urn, aspect) the group changes: `copy` = history version that receives the stored latest value;
-// (`copySystemMetadata`: the metadata an earlier identical write of this group gave it); `history` = versions created from values written earlier in this group; `cut` = history versions up to it are dropped
-// (retention); `latest` = the new latest value (null: keep it, only `systemMetadata` changes); `stored` = a latest node exists.
-UNWIND $rows AS row
-MATCH (e:Entity {urn: row.urn})
-CALL (e, row) {
-  WITH e, row WHERE row.copy IS NOT NULL
-  MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
-  CREATE (:Aspect {urn: row.urn, name: row.name, version: row.copy, value: l.value, hash: l.hash,
-                   createdTime: l.createdTime, createdActor: l.createdActor,
-                   systemMetadata: coalesce(row.copySystemMetadata, l.systemMetadata)})
+// (`copySystemMetadata`: the metadata an earlier identical write of this group gave it); `history` = versions created
+// from values written earlier in this group; `cut` = history versions up to it are dropped (retention); `latest` = the
+// new latest value (null: keep it, only `systemMetadata` changes); `stored` = a latest node exists.
+CALL () {
+  UNWIND $rows AS row
+  MATCH (e:Entity {urn: row.urn})
+  CALL (e, row) {
+    WITH e, row WHERE row.copy IS NOT NULL
+    MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
+    CREATE (:Aspect {urn: row.urn, name: row.name, version: row.copy, value: l.value, hash: l.hash,
+                     createdTime: l.createdTime, createdActor: l.createdActor,
+                     systemMetadata: coalesce(row.copySystemMetadata, l.systemMetadata)})
+  }
+  CALL (row) {
+    UNWIND row.history AS h
+    CREATE (:Aspect {urn: row.urn, name: row.name, version: h.version, value: h.value, hash: h.hash,
+                     createdTime: h.createdTime, createdActor: h.createdActor, systemMetadata: h.systemMetadata})
+  }
+  CALL (row) {
+    WITH row WHERE row.cut > 0
+    MATCH (old:Aspect {urn: row.urn, name: row.name})
+    WHERE old.version > 0 AND old.version <= row.cut
+    DETACH DELETE old
+  }
+  CALL (e, row) {
+    WITH e, row WHERE row.stored
+    MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
+    SET l.systemMetadata = row.systemMetadata
+    WITH l, row WHERE row.latest IS NOT NULL
+    SET l.value = row.latest.value, l.hash = row.latest.hash, l.createdTime = row.latest.createdTime,
+        l.createdActor = row.latest.createdActor
+  }
+  CALL (e, row) {
+    WITH e, row WHERE NOT row.stored AND row.latest IS NOT NULL
+    CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.latest.value,
+                                    hash: row.latest.hash, createdTime: row.latest.createdTime,
+                                    createdActor: row.latest.createdActor, systemMetadata: row.systemMetadata})
+  }
 }
-CALL (row) {
-  UNWIND row.history AS h
-  CREATE (:Aspect {urn: row.urn, name: row.name, version: h.version, value: h.value, hash: h.hash,
-                   createdTime: h.createdTime, createdActor: h.createdActor, systemMetadata: h.systemMetadata})
-}
-CALL (row) {
-  WITH row WHERE row.cut > 0
-  MATCH (old:Aspect {urn: row.urn, name: row.name})
-  WHERE old.version > 0 AND old.version <= row.cut
-  DETACH DELETE old
-}
-CALL (e, row) {
-  WITH e, row WHERE row.stored
-  MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
-  SET l.systemMetadata = row.systemMetadata
-  WITH l, row WHERE row.latest IS NOT NULL
-  SET l.value = row.latest.value, l.hash = row.latest.hash, l.createdTime = row.latest.createdTime,
-      l.createdActor = row.latest.createdActor
-}
-CALL (e, row) {
-  WITH e, row WHERE NOT row.stored AND row.latest IS NOT NULL
-  CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.latest.value,
-                                  hash: row.latest.hash, createdTime: row.latest.createdTime,
-                                  createdActor: row.latest.createdActor, systemMetadata: row.systemMetadata})
-}
-
-// @name removeEdges
 // Edges whose aspect no longer names their target; matched from the (locked) source, never from the target.
-UNWIND $edges AS x
-MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
-USING INDEX SEEK e:Entity(urn)
-WHERE r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
-DELETE r
-
-// @name removeColumnEdges
-// Column-level lineage edges the owner's aspect no longer declares.
-// Starts from the source node (hinted: a plan made while few column edges existed scanned the owner index instead).
-UNWIND $edges AS x
-MATCH (f:Entity {urn: x.source})-[r:DownstreamOf {owner: x.owner}]->(:Entity {urn: x.target})
-USING INDEX SEEK f:Entity(urn)
-WHERE r.aspect = x.aspect
-DELETE r
-
-// @name targets
+CALL () {
+  UNWIND $removeEdges AS x
+  MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
+  USING INDEX SEEK e:Entity(urn)
+  WHERE r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
+  DELETE r
+}
+// Column-level lineage edges the owner's aspect no longer declares. Starts from the source node (hinted: a plan made
+// while few column edges existed scanned the owner index instead).
+CALL () {
+  UNWIND $removeColumnEdges AS x
+  MATCH (f:Entity {urn: x.source})-[r:DownstreamOf {owner: x.owner}]->(:Entity {urn: x.target})
+  USING INDEX SEEK f:Entity(urn)
+  WHERE r.aspect = x.aspect
+  DELETE r
+}
 // Every edge target once per transaction, sorted; a missing one becomes a placeholder. Existing targets are only read.
-UNWIND $targets AS t
-MERGE (n:Entity {urn: t.urn})
-  ON CREATE SET n.type = t.type, n.createdAt = $now, n.placeholder = true
-
-// @name createEdges
+CALL () {
+  UNWIND $targets AS t
+  MERGE (n:Entity {urn: t.urn})
+    ON CREATE SET n.type = t.type, n.createdAt = $now, n.placeholder = true
+}
 // New edges, sorted by target. CREATE on a dense target takes no exclusive lock on it until commit.
-UNWIND $edges AS x
-MATCH (e:Entity {urn: x.urn})
-MATCH (t:Entity {urn: x.target})
-CREATE (e)-[r:$(x.type)]->(t)
-SET r.aspect = x.aspect, r.isLineage = x.isLineage
-
-// @name createColumnEdges
+CALL () {
+  UNWIND $createEdges AS x
+  MATCH (e:Entity {urn: x.urn})
+  MATCH (t:Entity {urn: x.target})
+  CREATE (e)-[r:$(x.type)]->(t)
+  SET r.aspect = x.aspect, r.isLineage = x.isLineage
+}
 // New column-level lineage edges, from the downstream schemaField to the upstream one, owned by (owner, aspect).
-UNWIND $edges AS x
-MATCH (f:Entity {urn: x.source})
-MATCH (u:Entity {urn: x.target})
-CREATE (f)-[r:DownstreamOf]->(u)
-SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
-
-// @name finish
+CALL () {
+  UNWIND $createColumnEdges AS x
+  MATCH (f:Entity {urn: x.source})
+  MATCH (u:Entity {urn: x.target})
+  CREATE (f)-[r:DownstreamOf]->(u)
+  SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
+}
 // Per entity: outbox entry when anything changed, placeholder flag, and a deleted entity without aspects left goes away
 // unless others still point at it.
-UNWIND $entities AS x
-MATCH (e:Entity {urn: x.urn})
-CALL (e, x) {
-  // A fresh entry, not an update of the old one: an indexer acknowledging the old entry may delete it while this
-  // waits for its lock, and Neo4j then applies the update to the deleted node without error (the write would never
-  // reach the index). A node this transaction created cannot be deleted under it.
-  // Pending-delete markers carry over: each stays until an indexer has applied an entry that held it.
-  WITH e, x WHERE x.changed
-  OPTIONAL MATCH (old:Outbox {urn: x.urn, ns: $ns})
-  WITH e, x, old, coalesce(old.markers, []) + x.markers AS markers
-  CALL (old) {
-    WITH old WHERE old IS NOT NULL
-    DELETE old
+CALL () {
+  UNWIND $entities AS x
+  MATCH (e:Entity {urn: x.urn})
+  CALL (e, x) {
+    // A fresh entry, not an update of the old one: an indexer acknowledging the old entry may delete it while this
+    // waits for its lock, and Neo4j then applies the update to the deleted node without error (the write would never
+    // reach the index). A node this transaction created cannot be deleted under it.
+    // Pending-delete markers carry over: each stays until an indexer has applied an entry that held it.
+    WITH e, x WHERE x.changed
+    OPTIONAL MATCH (old:Outbox {urn: x.urn, ns: $ns})
+    WITH e, x, old, coalesce(old.markers, []) + x.markers AS markers
+    CALL (old) {
+      WITH old WHERE old IS NOT NULL
+      DELETE old
+    }
+    CREATE (o:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
+    SET o.markers = CASE WHEN size(markers) = 0 THEN null ELSE markers END
   }
-  CREATE (o:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
-  SET o.markers = CASE WHEN size(markers) = 0 THEN null ELSE markers END
-}
-CALL (e, x) {
-  WITH e, x WHERE x.hasAspects AND e.placeholder IS NOT NULL
-  SET e.placeholder = null
-}
-CALL (e, x) {
-  WITH e, x WHERE NOT x.hasAspects AND x.wiped
-  WITH e, COUNT { (e)<--(:Entity) } AS incoming
-  CALL (e, incoming) {
-    WITH e WHERE incoming = 0
-    DELETE e
+  CALL (e, x) {
+    WITH e, x WHERE x.hasAspects AND e.placeholder IS NOT NULL
+    SET e.placeholder = null
   }
-  CALL (e, incoming) {
-    WITH e WHERE incoming > 0
-    SET e.placeholder = true
+  CALL (e, x) {
+    WITH e, x WHERE NOT x.hasAspects AND x.wiped
+    WITH e, COUNT { (e)<--(:Entity) } AS incoming
+    CALL (e, incoming) {
+      WITH e WHERE incoming = 0
+      DELETE e
+    }
+    CALL (e, incoming) {
+      WITH e WHERE incoming > 0
+      SET e.placeholder = true
+    }
   }
 }

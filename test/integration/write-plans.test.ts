@@ -31,14 +31,18 @@ describe('write-path plans', () => {
   /** Parameters of every statement in cypher/writes.cypher, shaped as the write path sends them. */
   const parameters: Record<string, Record<string, unknown>> = {
     lock: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], values: [], columns: ['upstreamLineage'] }], now, revFloor: now * 1000 },
-    wipe: { wipes: [{ urn, names: ['upstreamLineage'] }, { urn, names: null }] },
-    aspects: { rows: [{ urn, name: 'upstreamLineage', copy: 1, copySystemMetadata: null, history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, stored: true, latest: value, systemMetadata: '{}' }] },
-    removeEdges: { edges: [{ urn, aspect: 'upstreamLineage', type: 'DownstreamOf', target: `${prefix},0,PROD)` }] },
-    removeColumnEdges: { edges: [{ owner: urn, aspect: 'upstreamLineage', source: field(0), target: field(1) }] },
-    targets: { targets: [{ urn: field(1), type: 'schemaField' }], now },
-    createEdges: { edges: [{ urn, aspect: 'upstreamLineage', type: 'DownstreamOf', target: `${prefix},0,PROD)`, isLineage: true }] },
-    createColumnEdges: { edges: [{ owner: urn, aspect: 'upstreamLineage', source: field(0), target: field(1) }] },
-    finish: { entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }], now, ns: 'plans' },
+    apply: {
+      wipes: [{ urn, names: ['upstreamLineage'] }, { urn, names: null }],
+      rows: [{ urn, name: 'upstreamLineage', copy: 1, copySystemMetadata: null, history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, stored: true, latest: value, systemMetadata: '{}' }],
+      removeEdges: [{ urn, aspect: 'upstreamLineage', type: 'DownstreamOf', target: `${prefix},0,PROD)` }],
+      removeColumnEdges: [{ owner: urn, aspect: 'upstreamLineage', source: field(0), target: field(1) }],
+      targets: [{ urn: field(1), type: 'schemaField' }],
+      createEdges: [{ urn, aspect: 'upstreamLineage', type: 'DownstreamOf', target: `${prefix},0,PROD)`, isLineage: true }],
+      createColumnEdges: [{ owner: urn, aspect: 'upstreamLineage', source: field(0), target: field(1) }],
+      entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
+      now,
+      ns: 'plans',
+    },
   };
 
   beforeAll(async () => {
