@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import neo4j, { isRetriableError, type Driver, type ManagedTransaction, type Record as Neo4jRecord, type Session } from 'neo4j-driver';
+import neo4j, { isRetriableError, type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../model/errors';
 import { CypherLibrary } from './cypher';
@@ -88,22 +88,6 @@ function withoutStackCapture(tx: ManagedTransaction): ManagedTransaction {
     },
   } as ManagedTransaction;
 }
-
-/**
- * Sends BEGIN together with the transaction's first statements, as the driver's own executeQuery does. A transaction
- * function otherwise waits for BEGIN's answer before it runs: a round trip, and a socket write and a read of its own on
- * both sides for every transaction. Errors and retries are unchanged (the driver's executor handles both modes). Uses
- * the method executeQuery uses, which is private; test/integration/neo4j-pipelining.test.ts fails if it goes away.
- */
-export function pipelineBegin(session: Session): boolean {
-  const configure = (session as unknown as { _configureTransactionExecutor?: (pipelined: boolean, telemetryApi: number) => void })._configureTransactionExecutor;
-  if (typeof configure !== 'function') return false;
-  configure.call(session, true, MANAGED_TRANSACTION_TELEMETRY);
-  return true;
-}
-
-/** neo4j-driver-core's TELEMETRY_APIS.MANAGED_TRANSACTION: what executeRead/executeWrite report when the server asks. */
-const MANAGED_TRANSACTION_TELEMETRY = 0;
 
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
 export class ConcurrentDeleteError extends Error {}
@@ -216,7 +200,6 @@ export class Neo4jStore {
     deadline?: { timeoutMs: number; onTimeout?: () => Error },
   ): Promise<T> {
     const session = this.driver.session({ database: this.options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
-    pipelineBegin(session);
     const config = { timeout: deadline?.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
