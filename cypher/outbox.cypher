@@ -61,7 +61,7 @@ RETURN count(o) AS pending
 // @name enqueue
 // Marks entities for (re)indexing, e.g. by restoreIndices.
 // The entity is locked first, as writers lock it, so this and a write never replace one entry at once; the entry is
-// fresh for the same reason as in writes.cypher `finish`.
+// fresh for the same reason as in writes.cypher `apply` (its last stage).
 UNWIND $urns AS urn
 MATCH (e:Entity {urn: urn})
 SET e._LOCK_ = true
