@@ -2,15 +2,15 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import neo4j from 'neo4j-driver';
-import { contentHash } from '../src/model/canonical';
+import neo4j, { type Driver } from 'neo4j-driver';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
+import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startWriteFloor } from './write-floor';
 import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -19,6 +19,8 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  *   c  ingestProposalBatch, 100 proposals per request, 4 clients
  *   d  the official client: `datahub ingest` of a file of MCPs into the datahub-rest sink, default settings
  *   e  raw reference: the same rows with UNWIND … MERGE straight to Neo4j, 1,000 rows per transaction, one client
+ *   h  a's floor: a's requests through a bare node:http server that group-commits them with e's statement and indexes
+ *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
  * Before any scenario, rounds of --warmup aspects (default 10,000; 0 = none) go through the raw statement and through a
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
  * engine take at most --warmup-jit % (default 15) of their CPU, at most --warmup-rounds (15) rounds: the scenario that
@@ -28,7 +30,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario.
  */
 const datasets = flag('datasets', 10_000);
-const scenarios = stringFlag('scenarios', 'e,a,b,c,d').split(',');
+const scenarios = stringFlag('scenarios', 'e,h,a,b,c,d').split(',');
 const profileDir = stringFlag('profile', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
@@ -199,18 +201,6 @@ async function waitAllSearchable(searchUrl: string, index: string, expected: num
 const load = () => loadavg().map((l) => Math.round(l * 100) / 100).join(' ');
 
 async function rawReference(b: Backends, prefix: string, total = datasets * 5): Promise<Record<string, unknown>> {
-  // Per row: the entity, its latest aspect node, an edge per foreign key to a merged target and an outbox entry. Each
-  // row is a new aspect, so its edges are new: CREATEd, as the service does. (A MERGE of the relationship planned on the
-  // empty database scans every relationship, and with Neo4j replanning at most every 5 min it stayed that way.)
-  const statement = `UNWIND $rows AS row
-MERGE (e:Entity {urn: row.urn}) ON CREATE SET e.type = 'dataset', e.createdAt = row.now
-SET e.rev = coalesce(e.rev, 0) + 1
-CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.value, hash: row.hash, createdTime: row.now, createdActor: 'urn:li:corpuser:bench', systemMetadata: row.sm})
-MERGE (o:Outbox {urn: row.urn, ns: 'raw-bench'}) SET o.rev = e.rev, o.updatedAt = row.now, o.claimUntil = 0
-WITH e, row
-UNWIND row.edges AS edge
-MERGE (t:Entity {urn: edge.target}) ON CREATE SET t.type = edge.targetType, t.placeholder = true
-CREATE (e)-[:$(edge.type) {aspect: row.name}]->(t)`;
   disableNagleForDriverSockets(); // as the service's driver has it
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
   // The service's constraints and indexes (a fresh stack has none before the service first starts).
@@ -224,31 +214,52 @@ CREATE (e)-[:$(edge.type) {aspect: row.name}]->(t)`;
       for (let n = from; n < Math.min(total, from + 1000); n++) {
         const { i, phase } = job(n);
         const a = aspect(prefix, i, phase, false);
-        const edges = edgesOf(a.name, a.value);
-        rows.push({ urn: a.urn, name: a.name, value: JSON.stringify(a.value), hash: contentHash(a.value), now: Date.now(), sm: '{"runId":"bench"}', edges });
+        rows.push(rawRow(a.urn, a.name, a.value));
       }
       const t = performance.now();
-      await driver.executeQuery(statement, { rows }, { database: 'neo4j' });
+      await driver.executeQuery(RAW_INGEST_STATEMENT, { rows }, { database: 'neo4j' });
       lat.push(performance.now() - t);
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(b.pids), total);
     lat.sort((x, y) => x - y);
-    // CALL … IN TRANSACTIONS needs an auto-commit transaction (session.run), not a managed one.
-    const cleanup = driver.session({ database: 'neo4j' });
-    await cleanup.run("MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS").finally(() => cleanup.close());
+    await cleanRawOutbox(driver);
     return { operations: total, seconds: Math.round(seconds * 100) / 100, aspectsPerSecond: Math.round(total / seconds), txP50ms: Math.round(percentile(lat, 50)), txP99ms: Math.round(percentile(lat, 99)), ...cpu, load: load() };
   } finally {
     await driver.close();
   }
 }
 
-/** The edges the registry projects for these five aspects (the raw reference writes the same ones). */
-function edgesOf(name: string, value: Record<string, unknown>): { type: string; target: string; targetType: string }[] {
-  if (name === 'ownership') return (value.owners as { owner: string }[]).map((o) => ({ type: 'OwnedBy', target: o.owner, targetType: 'corpuser' }));
-  if (name === 'globalTags') return (value.tags as { tag: string }[]).map((t) => ({ type: 'TaggedWith', target: t.tag, targetType: 'tag' }));
-  if (name === 'upstreamLineage') return (value.upstreams as { dataset: string }[]).map((u) => ({ type: 'DownstreamOf', target: u.dataset, targetType: 'dataset' }));
-  return [];
+async function cleanRawOutbox(driver: Driver): Promise<void> {
+  // CALL … IN TRANSACTIONS needs an auto-commit transaction (session.run), not a managed one.
+  const cleanup = driver.session({ database: 'neo4j' });
+  await cleanup.run(RAW_OUTBOX_CLEANUP).finally(() => cleanup.close());
+}
+
+/**
+ * Scenario h: a's requests (same rows, 16 clients, one proposal each) through the bare write floor of
+ * bench/write-floor.ts, which group-commits them with the raw statement and indexes nothing.
+ */
+async function writeFloor(b: Backends, prefix: string): Promise<Record<string, unknown>> {
+  const floor = await startWriteFloor(b.neo4jUri);
+  const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
+  try {
+    const pids = { floor: floor.child.pid!, ...b.pids };
+    const cpuBefore = cpuSnapshot(pids);
+    const jitBefore = jvmSnapshot(pids, ['neo4j']);
+    const loadBefore = load();
+    const result = await runLoad(16, datasets * 5, async (n) => {
+      const { i, phase } = job(n);
+      return (await http(`${floor.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(aspect(prefix, i, phase, false)) } })).ok;
+    });
+    const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
+    const row = { ...result, ...cpu, ...jitShare(jitBefore, jvmSnapshot(pids, ['neo4j'])), aspectsPerSecond: result.perSecond, load: `${loadBefore} -> ${load()}` };
+    await cleanRawOutbox(driver);
+    return row;
+  } finally {
+    await floor.stop();
+    await driver.close();
+  }
 }
 
 interface Scenario {
@@ -318,6 +329,8 @@ async function warmUpRound(b: Backends, total: number, stamp: string): Promise<v
   }
 }
 
+const FLOOR_TITLE = 'h: a through a bare node:http group commit, raw statement, no indexing';
+
 const SCENARIOS: Scenario[] = [
   { key: 'a', title: 'a: ingestProposal, 16 clients, targets spread', hot: false, run: single(false) },
   { key: 'b', title: 'b: ingestProposal, 16 clients, one tag + 3 owners', hot: true, run: single(true) },
@@ -377,6 +390,10 @@ async function main() {
       rows['e: raw UNWIND x1000, 1 client'] = await rawReference(b, `raw${stamp}`);
       Object.assign(rows['e: raw UNWIND x1000, 1 client'], jitShare(jitBefore, jvmSnapshot(b.pids, ['neo4j'])));
       console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
+    }
+    if (scenarios.includes('h')) {
+      rows[FLOOR_TITLE] = await writeFloor(b, `floor${stamp}`);
+      console.error(JSON.stringify({ [FLOOR_TITLE]: rows[FLOOR_TITLE] }));
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
       const prefix = `bi${stamp}${s.key}_`;

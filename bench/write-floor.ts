@@ -1,0 +1,122 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import neo4j from 'neo4j-driver';
+import { contentHash } from '../src/model/canonical';
+import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
+
+/**
+ * What any Node HTTP service would reach on this machine for scenario a's traffic (one proposal per request, 16 clients):
+ * node:http alone, no framework, auth, validation, versions, retention or indexing, that parses each proposal and its
+ * value, computes the same hash and edges the raw reference writes, and group-commits the rows waiting at any moment with
+ * the raw reference's UNWIND statement (at most 2 transactions in flight, as the service's WRITE_CONCURRENCY). Each
+ * request is answered once its row has committed. bench/ingest.ts runs it as scenario h beside the service.
+ */
+
+/**
+ * The raw reference's statement. Per row: the entity, its latest aspect node, an edge per foreign key to a merged
+ * target and an outbox entry. Each row is a new aspect, so its edges are new: CREATEd, as the service does. (A MERGE of
+ * the relationship planned on the empty database scans every relationship, and with Neo4j replanning at most every
+ * 5 min it stayed that way.)
+ */
+export const RAW_INGEST_STATEMENT = `UNWIND $rows AS row
+MERGE (e:Entity {urn: row.urn}) ON CREATE SET e.type = 'dataset', e.createdAt = row.now
+SET e.rev = coalesce(e.rev, 0) + 1
+CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.value, hash: row.hash, createdTime: row.now, createdActor: 'urn:li:corpuser:bench', systemMetadata: row.sm})
+MERGE (o:Outbox {urn: row.urn, ns: 'raw-bench'}) SET o.rev = e.rev, o.updatedAt = row.now, o.claimUntil = 0
+WITH e, row
+UNWIND row.edges AS edge
+MERGE (t:Entity {urn: edge.target}) ON CREATE SET t.type = edge.targetType, t.placeholder = true
+CREATE (e)-[:$(edge.type) {aspect: row.name}]->(t)`;
+
+/** Removes the outbox entries the raw statement leaves (nothing indexes them). */
+export const RAW_OUTBOX_CLEANUP = "MATCH (o:Outbox {ns: 'raw-bench'}) CALL (o) { DELETE o } IN TRANSACTIONS OF 5000 ROWS";
+
+export interface RawRow {
+  urn: string;
+  name: string;
+  value: string;
+  hash: string;
+  now: number;
+  sm: string;
+  edges: { type: string; target: string; targetType: string }[];
+}
+
+/** The edges the registry projects for the benchmark's five aspects (the raw statement writes the same ones). */
+export function edgesOf(name: string, value: Record<string, unknown>): RawRow['edges'] {
+  if (name === 'ownership') return (value.owners as { owner: string }[]).map((o) => ({ type: 'OwnedBy', target: o.owner, targetType: 'corpuser' }));
+  if (name === 'globalTags') return (value.tags as { tag: string }[]).map((t) => ({ type: 'TaggedWith', target: t.tag, targetType: 'tag' }));
+  if (name === 'upstreamLineage') return (value.upstreams as { dataset: string }[]).map((u) => ({ type: 'DownstreamOf', target: u.dataset, targetType: 'dataset' }));
+  return [];
+}
+
+export function rawRow(urn: string, name: string, value: Record<string, unknown>, json = JSON.stringify(value)): RawRow {
+  return { urn, name, value: json, hash: contentHash(value), now: Date.now(), sm: '{"runId":"bench"}', edges: edgesOf(name, value) };
+}
+
+export async function startWriteFloor(neo4jUri: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = 22000 + Math.floor(Math.random() * 2000);
+  const child = fork(__filename, ['--serve', neo4jUri, String(port)], { execArgv: ['--import', 'tsx'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the write floor server exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const IN_FLIGHT = Number(process.env.FLOOR_IN_FLIGHT ?? 1);
+
+function serve(neo4jUri: string, port: number) {
+  disableNagleForDriverSockets(); // as the service's driver has it
+  const driver = neo4j.driver(neo4jUri, undefined, { disableLosslessIntegers: true });
+  let waiting: { row: RawRow; done(err?: unknown): void }[] = [];
+  let running = 0;
+  const pump = () => {
+    while (running < IN_FLIGHT && waiting.length > 0) {
+      const group = waiting;
+      waiting = [];
+      running++;
+      driver
+        .executeQuery(RAW_INGEST_STATEMENT, { rows: group.map((g) => g.row) }, { database: 'neo4j' })
+        .then(
+          () => group.forEach((g) => g.done()),
+          (err) => group.forEach((g) => g.done(err)),
+        )
+        .finally(() => {
+          running--;
+          pump();
+        });
+    }
+  };
+  http
+    .createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        try {
+          const { proposal } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          const row = rawRow(proposal.entityUrn, proposal.aspectName, JSON.parse(proposal.aspect.value), proposal.aspect.value);
+          waiting.push({
+            row,
+            done: (err) => {
+              const body = err ? JSON.stringify({ status: 500, message: String(err) }) : JSON.stringify({ value: row.urn });
+              res.writeHead(err ? 500 : 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+            },
+          });
+          pump();
+        } catch (err) {
+          res.writeHead(400).end(String(err));
+        }
+      });
+    })
+    .listen(port, '127.0.0.1', () => process.send?.('up'));
+}
+
+if (process.argv[2] === '--serve') serve(process.argv[3], Number(process.argv[4]));
