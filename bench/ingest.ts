@@ -10,7 +10,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -21,6 +21,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  *   e  raw reference: the same rows with UNWIND … MERGE straight to Neo4j, 1,000 rows per transaction, one client
  *   h  a's floor: a's requests through a bare node:http server that group-commits them with e's statement and indexes
  *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
+ *   i  h, also indexing every write with the service's documents (no outbox): a's floor with search
  * Before any scenario, rounds of --warmup aspects (default 10,000; 0 = none) go through the raw statement and through a
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
  * engine take at most --warmup-jit % (default 15) of their CPU, at most --warmup-rounds (15) rounds: the scenario that
@@ -30,7 +31,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario.
  */
 const datasets = flag('datasets', 10_000);
-const scenarios = stringFlag('scenarios', 'e,h,a,b,c,d').split(',');
+const scenarios = stringFlag('scenarios', 'e,h,i,a,b,c,d').split(',');
 const profileDir = stringFlag('profile', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
@@ -237,28 +238,33 @@ async function cleanRawOutbox(driver: Driver): Promise<void> {
 }
 
 /**
- * Scenario h: a's requests (same rows, 16 clients, one proposal each) through the bare write floor of
- * bench/write-floor.ts, which group-commits them with the raw statement and indexes nothing.
+ * Scenarios h and i: a's requests (same rows, 16 clients, one proposal each) through the bare write floor of
+ * bench/write-floor.ts, which group-commits them with the raw statement; in i it also indexes them (the service's
+ * documents and mapping, no outbox), and the run lasts until every dataset is searchable, as a–c do.
  */
-async function writeFloor(b: Backends, prefix: string): Promise<Record<string, unknown>> {
-  const floor = await startWriteFloor(b.neo4jUri);
+async function writeFloor(b: Backends, prefix: string, indexed: boolean): Promise<Record<string, unknown>> {
+  const index = `${prefix}datasetindex_v2`;
+  const floor = await startWriteFloor(b.neo4jUri, indexed ? { searchUrl: b.searchUrl, name: index } : undefined);
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
   try {
     const pids = { floor: floor.child.pid!, ...b.pids };
     const cpuBefore = cpuSnapshot(pids);
-    const jitBefore = jvmSnapshot(pids, ['neo4j']);
+    const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
     const loadBefore = load();
     const result = await runLoad(16, datasets * 5, async (n) => {
       const { i, phase } = job(n);
       return (await http(`${floor.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(aspect(prefix, i, phase, false)) } })).ok;
     });
+    const loadDuring = load();
+    const all = indexed ? await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], performance.now()) : undefined;
     const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
-    const row = { ...result, ...cpu, ...jitShare(jitBefore, jvmSnapshot(pids, ['neo4j'])), aspectsPerSecond: result.perSecond, load: `${loadBefore} -> ${load()}` };
+    const row = { ...result, ...cpu, ...jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch'])), aspectsPerSecond: result.perSecond, ...(indexed ? { allSearchableAfterLastAckMs: all } : {}), load: `${loadBefore} -> ${loadDuring}` };
     await cleanRawOutbox(driver);
     return row;
   } finally {
     await floor.stop();
     await driver.close();
+    if (indexed) await fetch(`${b.searchUrl}/${index}`, { method: 'DELETE' }).catch(() => undefined);
   }
 }
 
@@ -329,7 +335,10 @@ async function warmUpRound(b: Backends, total: number, stamp: string): Promise<v
   }
 }
 
-const FLOOR_TITLE = 'h: a through a bare node:http group commit, raw statement, no indexing';
+const FLOOR_TITLES = {
+  h: 'h: a through a bare node:http group commit, raw statement, no indexing',
+  i: 'i: h, also indexing every write',
+};
 
 const SCENARIOS: Scenario[] = [
   { key: 'a', title: 'a: ingestProposal, 16 clients, targets spread', hot: false, run: single(false) },
@@ -391,9 +400,9 @@ async function main() {
       Object.assign(rows['e: raw UNWIND x1000, 1 client'], jitShare(jitBefore, jvmSnapshot(b.pids, ['neo4j'])));
       console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
     }
-    if (scenarios.includes('h')) {
-      rows[FLOOR_TITLE] = await writeFloor(b, `floor${stamp}`);
-      console.error(JSON.stringify({ [FLOOR_TITLE]: rows[FLOOR_TITLE] }));
+    for (const [key, title] of Object.entries(FLOOR_TITLES).filter(([k]) => scenarios.includes(k))) {
+      rows[title] = await writeFloor(b, `bf${stamp}${key}_`, key === 'i');
+      console.error(JSON.stringify({ [title]: rows[title] }));
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
       const prefix = `bi${stamp}${s.key}_`;

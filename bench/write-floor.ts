@@ -1,8 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { join } from 'node:path';
 import neo4j from 'neo4j-driver';
+import { Agent, request } from 'undici';
 import { contentHash } from '../src/model/canonical';
+import { Registry } from '../src/model/registry';
+import { aspectFragment, documentFromFragments, type AspectFragment } from '../src/services/indexing/document';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
+import { entityIndexDefinition } from '../src/stores/search/mappings';
 
 /**
  * What any Node HTTP service would reach on this machine for scenario a's traffic (one proposal per request, 16 clients):
@@ -10,6 +15,10 @@ import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
  * value, computes the same hash and edges the raw reference writes, and group-commits the rows waiting at any moment with
  * the raw reference's UNWIND statement (at most 2 transactions in flight, as the service's WRITE_CONCURRENCY). Each
  * request is answered once its row has committed. bench/ingest.ts runs it as scenario h beside the service.
+ * With an index (scenario i) it also keeps each entity's search fragments in memory, as the service's indexer does, and
+ * after every commit sends the changed entities' documents (the service's own document builder and index mapping) to the
+ * engine in bulk requests of up to 500, at most 2 at once, each waiting up to 200 ms to fill (OUTBOX_BATCH_SIZE,
+ * OUTBOX_WORKERS, OUTBOX_LINGER_MS). No outbox is claimed or acknowledged: acknowledged writes may be lost from the index.
  */
 
 /**
@@ -53,9 +62,10 @@ export function rawRow(urn: string, name: string, value: Record<string, unknown>
   return { urn, name, value: json, hash: contentHash(value), now: Date.now(), sm: '{"runId":"bench"}', edges: edgesOf(name, value) };
 }
 
-export async function startWriteFloor(neo4jUri: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startWriteFloor(neo4jUri: string, index?: { searchUrl: string; name: string }): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = 22000 + Math.floor(Math.random() * 2000);
-  const child = fork(__filename, ['--serve', neo4jUri, String(port)], { execArgv: ['--import', 'tsx'] });
+  const args = ['--serve', neo4jUri, String(port), ...(index ? [index.searchUrl, index.name] : [])];
+  const child = fork(__filename, args, { execArgv: ['--import', 'tsx'] });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the write floor server exited (${code})`)));
@@ -73,10 +83,78 @@ export async function startWriteFloor(neo4jUri: string): Promise<{ url: string; 
 
 const IN_FLIGHT = Number(process.env.FLOOR_IN_FLIGHT ?? 1);
 
-function serve(neo4jUri: string, port: number) {
+/** Search documents of the entities the floor wrote, sent to the engine in bulk after their rows committed. */
+class FloorIndexer {
+  private readonly registry = Registry.load(join(__dirname, '..', 'schema'), 'li');
+  private readonly entity = this.registry.entity('dataset');
+  private readonly fragments = new Map<string, Map<string, AspectFragment>>();
+  private readonly dirty = new Set<string>();
+  private readonly agent = new Agent({ connections: 4 });
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly searchUrl: string,
+    private readonly index: string,
+  ) {}
+
+  async createIndex(): Promise<void> {
+    const res = await request(`${this.searchUrl}/${this.index}`, { method: 'PUT', body: JSON.stringify(entityIndexDefinition(this.registry, this.entity)), headers: { 'content-type': 'application/json' }, dispatcher: this.agent });
+    const text = await res.body.text();
+    if (res.statusCode >= 300 && !text.includes('resource_already_exists')) throw new Error(`index ${this.index}: ${text}`);
+  }
+
+  committed(rows: { urn: string; name: string; parsed: Record<string, unknown> }[]): void {
+    for (const r of rows) {
+      let entity = this.fragments.get(r.urn);
+      if (!entity) this.fragments.set(r.urn, (entity = new Map()));
+      entity.set(r.name, aspectFragment(this.registry, this.entity, r.name, r.parsed));
+      this.dirty.add(r.urn);
+    }
+    this.pump();
+  }
+
+  get drained(): boolean {
+    return this.dirty.size === 0 && this.inFlight === 0;
+  }
+
+  private pump(now = false): void {
+    while (this.inFlight < 2 && this.dirty.size > 0) {
+      if (!now && this.dirty.size < 500) {
+        this.timer ??= setTimeout(() => {
+          this.timer = null;
+          this.pump(true);
+        }, 200);
+        return;
+      }
+      now = false;
+      const urns = [...this.dirty].slice(0, 500);
+      for (const urn of urns) this.dirty.delete(urn);
+      const lines = urns.flatMap((urn) => [JSON.stringify({ index: { _index: this.index, _id: urn } }), JSON.stringify(documentFromFragments(this.registry, this.entity, urn, this.fragments.get(urn)!))]);
+      this.inFlight++;
+      request(`${this.searchUrl}/_bulk`, { method: 'POST', body: lines.join('\n') + '\n', headers: { 'content-type': 'application/x-ndjson' }, dispatcher: this.agent })
+        .then(async (res) => {
+          const answer = JSON.parse(await res.body.text()) as { errors?: boolean };
+          if (res.statusCode >= 300 || answer.errors) throw new Error(`bulk: ${res.statusCode}`);
+        })
+        .catch((err) => {
+          console.error(String(err));
+          for (const urn of urns) this.dirty.add(urn);
+        })
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
+    }
+  }
+}
+
+async function serve(neo4jUri: string, port: number, searchUrl?: string, indexName?: string) {
   disableNagleForDriverSockets(); // as the service's driver has it
   const driver = neo4j.driver(neo4jUri, undefined, { disableLosslessIntegers: true });
-  let waiting: { row: RawRow; done(err?: unknown): void }[] = [];
+  const indexer = searchUrl && indexName ? new FloorIndexer(searchUrl, indexName) : null;
+  await indexer?.createIndex();
+  let waiting: { row: RawRow; parsed: Record<string, unknown>; done(err?: unknown): void }[] = [];
   let running = 0;
   const pump = () => {
     while (running < IN_FLIGHT && waiting.length > 0) {
@@ -86,7 +164,10 @@ function serve(neo4jUri: string, port: number) {
       driver
         .executeQuery(RAW_INGEST_STATEMENT, { rows: group.map((g) => g.row) }, { database: 'neo4j' })
         .then(
-          () => group.forEach((g) => g.done()),
+          () => {
+            indexer?.committed(group.map((g) => ({ urn: g.row.urn, name: g.row.name, parsed: g.parsed })));
+            group.forEach((g) => g.done());
+          },
           (err) => group.forEach((g) => g.done(err)),
         )
         .finally(() => {
@@ -97,14 +178,20 @@ function serve(neo4jUri: string, port: number) {
   };
   http
     .createServer((req, res) => {
+      if (req.url === '/drained') {
+        res.writeHead(200).end(String(indexer?.drained ?? true));
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         try {
           const { proposal } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          const row = rawRow(proposal.entityUrn, proposal.aspectName, JSON.parse(proposal.aspect.value), proposal.aspect.value);
+          const parsed = JSON.parse(proposal.aspect.value);
+          const row = rawRow(proposal.entityUrn, proposal.aspectName, parsed, proposal.aspect.value);
           waiting.push({
             row,
+            parsed,
             done: (err) => {
               const body = err ? JSON.stringify({ status: 500, message: String(err) }) : JSON.stringify({ value: row.urn });
               res.writeHead(err ? 500 : 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
@@ -119,4 +206,9 @@ function serve(neo4jUri: string, port: number) {
     .listen(port, '127.0.0.1', () => process.send?.('up'));
 }
 
-if (process.argv[2] === '--serve') serve(process.argv[3], Number(process.argv[4]));
+if (process.argv[2] === '--serve') {
+  serve(process.argv[3], Number(process.argv[4]), process.argv[5], process.argv[6]).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
