@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
-import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startWriteFloor } from './write-floor';
+import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
 import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -22,6 +22,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  *   h  a's floor: a's requests through a bare node:http server that group-commits them with e's statement and indexes
  *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
  *   i  h, also indexing every write with the service's documents (no outbox): a's floor with search
+ *   j  d's `datahub ingest` into a server that answers at once and writes nothing: the official client's own limit
  * Before any scenario, rounds of --warmup aspects (default 10,000; 0 = none) go through the raw statement and through a
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
  * engine take at most --warmup-jit % (default 15) of their CPU, at most --warmup-rounds (15) rounds: the scenario that
@@ -31,7 +32,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario.
  */
 const datasets = flag('datasets', 10_000);
-const scenarios = stringFlag('scenarios', 'e,h,i,a,b,c,d').split(',');
+const scenarios = stringFlag('scenarios', 'e,h,i,j,a,b,c,d').split(',');
 const profileDir = stringFlag('profile', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
@@ -268,6 +269,52 @@ async function writeFloor(b: Backends, prefix: string, indexed: boolean): Promis
   }
 }
 
+/** `datahub ingest` of a file of the scenario's MCPs into the datahub-rest sink at `url`, with its default settings. */
+async function datahubIngest(url: string, prefix: string): Promise<RunResult> {
+  const dir = join(ROOT, '.stack', 'bench-ingest');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `mcps-${prefix}.json`);
+  const mcps = Array.from({ length: datasets * 5 }, (_, n) => {
+    const { i, phase } = job(n);
+    const a = aspect(prefix, i, phase, false);
+    return { entityType: 'dataset', entityUrn: a.urn, changeType: 'UPSERT', aspectName: a.name, aspect: { json: a.value } };
+  });
+  writeFileSync(file, JSON.stringify(mcps));
+  const recipe = join(dir, `recipe-${prefix}.yml`);
+  writeFileSync(recipe, `source:\n  type: file\n  config:\n    path: ${file}\nsink:\n  type: datahub-rest\n  config:\n    server: ${url}\n`);
+  const started = performance.now();
+  const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
+    execFile(join(VENV, 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
+    );
+  });
+  const seconds = (performance.now() - started) / 1000;
+  rmSync(file, { force: true });
+  rmSync(recipe, { force: true });
+  const failures = /failures['"]?:\s*\[\s*\]/.test(output) || !/failures/.test(output) ? 0 : -1;
+  if (!ok) console.error(output.slice(-3000));
+  return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round((datasets * 5) / seconds), p50: 0, p95: 0, p99: 0, max: 0 };
+}
+
+/**
+ * Scenario j: d's `datahub ingest` into a server that answers at once and writes nothing (bench/write-floor.ts), with
+ * the service's own /config answer. The CLI's CPU shows as `cpu µs/op other`.
+ */
+async function instantIngest(b: Backends, prefix: string): Promise<Record<string, unknown>> {
+  const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix });
+  const config = await http(`${service.url}/config`).finally(() => service.stop());
+  const instant = await startInstantServer(config.text);
+  try {
+    const cpuBefore = cpuSnapshot(b.pids);
+    const loadBefore = load();
+    const result = await datahubIngest(instant.url, prefix);
+    const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(b.pids), datasets * 5);
+    return { ...result, ...cpu, aspectsPerSecond: result.perSecond, proposalsReceived: instant.proposals(), load: `${loadBefore} -> ${load()}` };
+  } finally {
+    await instant.stop();
+  }
+}
+
 interface Scenario {
   key: string;
   title: string;
@@ -338,6 +385,7 @@ async function warmUpRound(b: Backends, total: number, stamp: string): Promise<v
 const FLOOR_TITLES = {
   h: 'h: a through a bare node:http group commit, raw statement, no indexing',
   i: 'i: h, also indexing every write',
+  j: "j: d's client into a server that answers at once",
 };
 
 const SCENARIOS: Scenario[] = [
@@ -358,34 +406,7 @@ const SCENARIOS: Scenario[] = [
       return { ...result, perSecond: Math.round((datasets * 5) / result.seconds) };
     },
   },
-  {
-    key: 'd',
-    title: 'd: official client, datahub ingest (file -> datahub-rest, defaults)',
-    hot: false,
-    run: async (url, prefix) => {
-      const dir = join(ROOT, '.stack', 'bench-ingest');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, `mcps-${prefix}.json`);
-      const mcps = Array.from({ length: datasets * 5 }, (_, n) => {
-        const { i, phase } = job(n);
-        const a = aspect(prefix, i, phase, false);
-        return { entityType: 'dataset', entityUrn: a.urn, changeType: 'UPSERT', aspectName: a.name, aspect: { json: a.value } };
-      });
-      writeFileSync(file, JSON.stringify(mcps));
-      const recipe = join(dir, `recipe-${prefix}.yml`);
-      writeFileSync(recipe, `source:\n  type: file\n  config:\n    path: ${file}\nsink:\n  type: datahub-rest\n  config:\n    server: ${url}\n`);
-      const started = performance.now();
-      const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
-        execFile(join(VENV, 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-          resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
-        );
-      });
-      const seconds = (performance.now() - started) / 1000;
-      const failures = /failures['"]?:\s*\[\s*\]/.test(output) || !/failures/.test(output) ? 0 : -1;
-      if (!ok) console.error(output.slice(-3000));
-      return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round((datasets * 5) / seconds), p50: 0, p95: 0, p99: 0, max: 0 };
-    },
-  },
+  { key: 'd', title: 'd: official client, datahub ingest (file -> datahub-rest, defaults)', hot: false, run: (url, prefix) => datahubIngest(url, prefix) },
 ];
 
 async function main() {
@@ -401,7 +422,7 @@ async function main() {
       console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
     }
     for (const [key, title] of Object.entries(FLOOR_TITLES).filter(([k]) => scenarios.includes(k))) {
-      rows[title] = await writeFloor(b, `bf${stamp}${key}_`, key === 'i');
+      rows[title] = key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key === 'i');
       console.error(JSON.stringify({ [title]: rows[title] }));
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {

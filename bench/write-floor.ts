@@ -81,6 +81,35 @@ export async function startWriteFloor(neo4jUri: string, index?: { searchUrl: str
   };
 }
 
+/**
+ * A server that answers the official client's ingestion at once and writes nothing (scenario j): `GET /config` with the
+ * service's own answer (`config`), each proposal with its URN. What `datahub ingest` reaches when the server costs
+ * nothing, so the client's own limit.
+ */
+export async function startInstantServer(config: string): Promise<{ url: string; proposals(): number; stop(): Promise<void> }> {
+  let proposals = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body = '{}';
+      if (req.url?.startsWith('/config')) body = config;
+      else if (req.url?.includes('action=ingestProposalBatch')) {
+        const urns = (JSON.parse(Buffer.concat(chunks).toString('utf8')).proposals as { entityUrn: string }[]).map((p) => p.entityUrn);
+        proposals += urns.length;
+        body = JSON.stringify({ value: urns });
+      } else if (req.url?.includes('action=ingestProposal')) {
+        proposals++;
+        body = JSON.stringify({ value: JSON.parse(Buffer.concat(chunks).toString('utf8')).proposal.entityUrn });
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, proposals: () => proposals, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 const IN_FLIGHT = Number(process.env.FLOOR_IN_FLIGHT ?? 1);
 
 /** Search documents of the entities the floor wrote, sent to the engine in bulk after their rows committed. */
