@@ -39,10 +39,11 @@ export function translateNeo4jError(err: unknown): unknown {
 }
 
 /**
- * neo4j-driver leaves Nagle's algorithm on and writes messages in 1,400-byte chunks, one socket write each. With Nagle
- * the second chunk of any larger message (a write group's parameters) waits for the server's delayed ACK, ~40 ms per
- * statement; without it, a large message costs one syscall and packet per chunk. Its sockets (the ones that call
- * setKeepAlive(true) right after connecting) get TCP_NODELAY, and writes made in one tick leave as one writev.
+ * neo4j-driver writes messages in 1,400-byte chunks, one socket write each: a large message (a write group's parameters)
+ * would cost one syscall and packet per chunk. Its sockets (the ones that call setKeepAlive(true) right after
+ * connecting) get writes made in one tick coalesced into one writev. They also get TCP_NODELAY: driver 5 left Nagle's
+ * algorithm on, and the second chunk of any larger message then waited ~40 ms for the server's delayed ACK (driver 6
+ * sets it itself).
  */
 export function disableNagleForDriverSockets(): void {
   const proto = Socket.prototype as Socket & { __driverSocketPatched?: boolean };
