@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import neo4j, { isRetriableError, type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
+import neo4j, { isRetryableError, type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../model/errors';
 import { CypherLibrary } from './cypher';
@@ -185,7 +185,7 @@ export class Neo4jStore {
         Error.stackTraceLimit = limit;
         return (await result).records;
       } catch (err) {
-        if (attempt < 3 && isRetriableError(err)) continue;
+        if (attempt < 3 && isRetryableError(err)) continue;
         throw translateNeo4jError(err);
       } finally {
         Error.stackTraceLimit = limit;
