@@ -8,7 +8,7 @@ import type { HealthService } from '../services/health';
 import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from './docs-page';
 import { errorMiddleware } from './errors';
 import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from './openapi';
-import type { RouteDefinition } from './route';
+import { refusingUnknownFields, type RouteDefinition } from './route';
 import { buildRpcRouter } from './rpc';
 
 export interface HttpDependencies {
@@ -91,9 +91,10 @@ export function createHttpApp(deps: HttpDependencies): Koa {
       },
     }),
   );
-  const router = buildRpcRouter(deps.routes, deps.auth);
+  const routes = deps.routes.map(refusingUnknownFields);
+  const router = buildRpcRouter(routes, deps.auth);
   app.use(router.routes());
-  app.use(docsRoutes(deps.routes));
+  app.use(docsRoutes(routes));
   app.use(async (ctx) => {
     throw new NotFoundError(`No endpoint ${ctx.method} ${ctx.path}`);
   });

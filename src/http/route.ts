@@ -31,6 +31,8 @@ export interface RouteDefinition {
    * A route with a scope always needs a token carrying it, unless `openByDefault` is set.
    */
   scope: Scope | 'none';
+  /** Writes or deletes although its scope is `read` or `none` (e.g. only with some parameters). */
+  writes?: boolean;
   /** Needs no token unless AUTH_REQUIRED_EVERYWHERE is set (ingestion: the document shows it without a header). */
   openByDefault?: boolean;
   pathParams?: Record<string, string>;
@@ -39,4 +41,14 @@ export interface RouteDefinition {
   body?: Schema;
   example?: { request?: unknown; response: unknown };
   handle(input: RouteInput): Promise<unknown>;
+}
+
+/**
+ * A route that writes or deletes refuses body fields it does not define: a field it ignored could make it change more,
+ * or other, than the caller asked. A route may still decide for itself by setting `additionalProperties`.
+ */
+export function refusingUnknownFields(def: RouteDefinition): RouteDefinition {
+  const writes = def.scope === 'write' || def.scope === 'admin' || def.writes === true;
+  if (!writes || !def.body || 'additionalProperties' in def.body) return def;
+  return { ...def, body: { ...def.body, additionalProperties: false } };
 }

@@ -21,7 +21,23 @@ export interface TimeseriesEvent {
 /** Where time-series aspects go (the search engine); they never become Neo4j versions. */
 export interface TimeseriesSink {
   write(events: TimeseriesEvent[]): Promise<void>;
-  deleteForUrn(urn: string): Promise<number>;
+  deleteForUrn(urn: string, range?: TimeseriesDeleteRange): Promise<number>;
+}
+
+/** Which time-series rows of an entity a delete removes: of one aspect or all, in an inclusive time range or all. */
+export interface TimeseriesDeleteRange {
+  aspect?: string;
+  startTimeMillis?: number;
+  endTimeMillis?: number;
+}
+
+/** `POST /entities?action=delete`, as DataHub's client sends it. */
+export interface DeleteRequest {
+  urn: unknown;
+  /** Only this aspect: a time-series aspect's rows (in the time range), or a versioned aspect with all its versions. */
+  aspectName?: unknown;
+  startTimeMillis?: number;
+  endTimeMillis?: number;
 }
 
 export interface IngestionOptions {
@@ -48,6 +64,14 @@ type Prepared =
   | { kind: 'timeseries'; event: TimeseriesEvent };
 
 const CHANGE_TYPES = ['UPSERT', 'DELETE', 'PATCH'];
+/** Proposal fields this service honours; any other is refused, never ignored. */
+const PROPOSAL_FIELDS = new Set(['entityType', 'entityUrn', 'changeType', 'aspectName', 'aspect', 'systemMetadata']);
+/** MetadataChangeProposal fields the official client can send that this service does not implement, and why it matters. */
+const UNSUPPORTED_PROPOSAL_FIELDS: Record<string, string> = {
+  headers: 'conditional writes (If-None-Match, If-Version-Match) are not supported; send the proposal without headers',
+  entityKeyAspect: 'name the entity by entityUrn',
+  auditHeader: 'Kafka audit headers are not accepted over HTTP',
+};
 const CONTENT_TYPES = ['application/json', 'application/json-patch+json'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -142,20 +166,46 @@ export class IngestionService {
     return urn.raw;
   }
 
-  /** Hard delete: every aspect, version, edge, search document and time-series document of the entity. */
-  async deleteEntity(rawUrn: unknown): Promise<{ urn: string; rows: number; timeseriesRows: number }> {
-    const { urn } = this.registry.parseEntityUrn(rawUrn);
-    const item: DeleteItem = { kind: 'deleteEntity', urn: urn.raw, entityType: urn.entityType };
+  /**
+   * Hard delete with DataHub's meaning. Without `aspectName`: the entity (every aspect, version, edge and search
+   * document) and its time-series rows (those in the time range when one is given). With a time-series `aspectName`:
+   * only that aspect's rows in the range; the entity and its other aspects stay. With a versioned `aspectName`: that
+   * aspect, all its versions and what it projected (its key aspect: the entity). A time range on a versioned aspect is
+   * refused: it cannot mean anything there, and ignoring it would delete more than asked.
+   */
+  async delete(request: DeleteRequest): Promise<{ urn: string; rows: number; timeseriesRows: number }> {
+    const { urn, entity } = this.registry.parseEntityUrn(request.urn);
+    const { startTimeMillis, endTimeMillis } = request;
+    const bounded = startTimeMillis !== undefined || endTimeMillis !== undefined;
+    if (startTimeMillis !== undefined && endTimeMillis !== undefined && startTimeMillis > endTimeMillis) {
+      throw new InvalidInputError(`startTimeMillis (${startTimeMillis}) is after endTimeMillis (${endTimeMillis})`);
+    }
+    const aspect = request.aspectName === undefined ? null : this.registry.aspectFor(entity, request.aspectName);
+    if (aspect?.timeseries) {
+      if (!this.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' is not supported by this deployment`);
+      const timeseriesRows = await this.timeseries.deleteForUrn(urn.raw, { aspect: aspect.name, startTimeMillis, endTimeMillis });
+      return { urn: urn.raw, rows: 0, timeseriesRows };
+    }
+    if (aspect && bounded) {
+      throw new InvalidInputError(`startTimeMillis and endTimeMillis apply only to time-series aspects; '${aspect.name}' is versioned`);
+    }
+    const target = { urn: urn.raw, entityType: urn.entityType };
+    const wholeEntity = !aspect || aspect.name === entity.keyAspect;
+    const item: DeleteItem = wholeEntity ? { kind: 'deleteEntity', ...target } : { kind: 'deleteAspect', ...target, name: aspect.name };
     await this.markDeletes([item]);
     const [outcome] = await this.writer.submit([item]);
-    const rows = outcome.rows;
     this.options.onCommitted?.();
-    const timeseriesRows = this.timeseries ? await this.timeseries.deleteForUrn(urn.raw) : 0;
-    return { urn: urn.raw, rows, timeseriesRows };
+    const timeseriesRows = wholeEntity && this.timeseries ? await this.timeseries.deleteForUrn(urn.raw, { startTimeMillis, endTimeMillis }) : 0;
+    return { urn: urn.raw, rows: outcome.rows, timeseriesRows };
   }
 
   private prepareProposal(raw: unknown, principal: Principal, now: number, envelopeSystemMetadata?: unknown): Prepared {
     if (!isObject(raw)) throw new InvalidInputError('proposal must be an object');
+    for (const [field, value] of Object.entries(raw)) {
+      if (PROPOSAL_FIELDS.has(field) || value === null || value === undefined) continue;
+      const why = UNSUPPORTED_PROPOSAL_FIELDS[field];
+      throw new InvalidInputError(why ? `proposal.${field} is not supported: ${why}` : `proposal has unknown field '${field}'`);
+    }
     const { urn, entity } = this.registry.parseEntityUrn(raw.entityUrn, 'entityUrn');
     if (raw.entityType !== undefined && raw.entityType !== urn.entityType) {
       throw new ValidationError(`entityType '${String(raw.entityType)}' does not match the urn's entity type '${urn.entityType}'`);

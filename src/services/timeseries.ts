@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { contentHash } from '../model/canonical';
-import { InvalidInputError, NotSupportedError, UnavailableError, ValidationError } from '../model/errors';
+import { InvalidInputError, NotSupportedError, OverloadedError, UnavailableError, ValidationError } from '../model/errors';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import type { Body, BulkOperation, SearchEngine, SearchHit } from '../stores/search/engine';
 import { timeseriesIndexDefinition, type IndexNames } from '../stores/search/mappings';
-import type { TimeseriesEvent, TimeseriesSink } from './ingestion';
+import type { TimeseriesDeleteRange, TimeseriesEvent, TimeseriesSink } from './ingestion';
 import { filterQuery, parseFilter, SearchSchema } from './search/query-builder';
 
 /** PDL default of PartitionSpec: events sent without one are whole-table snapshots. */
@@ -147,18 +147,37 @@ export class TimeseriesService implements TimeseriesSink {
     }
   }
 
-  /** Deletes every time-series row of the entity (all its time-series aspects); returns how many rows went. */
-  async deleteForUrn(urn: string): Promise<number> {
+  /**
+   * Deletes time-series rows of the entity: of every time-series aspect, or only of `range.aspect`; all of them, or only
+   * those with `startTimeMillis <= timestampMillis <= endTimeMillis` (each bound optional). Returns how many rows went.
+   */
+  async deleteForUrn(urn: string, range: TimeseriesDeleteRange = {}): Promise<number> {
     const entityType = urn.split(':')[2];
     const entity = this.registry.entities.get(entityType);
     if (!entity) return 0;
+    const bounded = range.startTimeMillis !== undefined || range.endTimeMillis !== undefined;
+    const query: Body = bounded
+      ? {
+          bool: {
+            filter: [
+              { term: { urn } },
+              { range: { timestampMillis: { ...(range.startTimeMillis !== undefined ? { gte: range.startTimeMillis } : {}), ...(range.endTimeMillis !== undefined ? { lte: range.endTimeMillis } : {}) } } },
+            ],
+          },
+        }
+      : { term: { urn } };
     let deleted = 0;
     for (const aspect of this.timeseriesAspects(entity)) {
+      if (range.aspect !== undefined && aspect.name !== range.aspect) continue;
       const alias = this.aliasOf(entity, aspect);
       const targets = (await this.engine.getAliases(alias)).get(alias);
       if (!targets) continue;
       const writeIndex = targets.find((t) => t.isWriteIndex)?.index ?? targets[targets.length - 1].index;
-      deleted += await this.deleteFromIndex(writeIndex, urn);
+      if (targets.length > 1 && bounded) {
+        // A truncation is copying rows from the old generation; only whole-entity deletes are replayed when it ends.
+        throw new OverloadedError(`A truncation of '${aspect.name}' is running; delete a time range of its rows once it has finished`, 503, 30);
+      }
+      deleted += await this.deleteFromIndex(writeIndex, query);
       if (targets.length > 1) {
         // A truncation is copying from the read-only old index: its rows of this urn are deleted when it finishes.
         deleted += await this.engine.count(targets.filter((t) => t.index !== writeIndex).map((t) => t.index).join(','), { term: { urn } });
@@ -174,10 +193,10 @@ export class TimeseriesService implements TimeseriesSink {
     return deleted;
   }
 
-  private async deleteFromIndex(index: string, urn: string): Promise<number> {
+  private async deleteFromIndex(index: string, query: Body): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const page = await this.engine.search(index, { size: 1000, query: { term: { urn } }, _source: false });
+      const page = await this.engine.search(index, { size: 1000, query, _source: false });
       if (page.hits.length === 0) return deleted;
       const results = await this.engine.bulk(
         page.hits.map((h) => ({ op: 'delete' as const, index: h.index, id: h.id })),
@@ -425,7 +444,7 @@ export class TimeseriesService implements TimeseriesSink {
         await this.copyKeptRows(alias, target, truncation);
         return 'running';
       }
-      for (const urn of truncation.deletedUrns) await this.deleteFromIndex(target, urn);
+      for (const urn of truncation.deletedUrns) await this.deleteFromIndex(target, { term: { urn } });
       const old = targets.filter((t) => t.index !== target);
       await this.engine.updateAliases(old.map((t) => ({ remove_index: { index: t.index } })));
       await this.engine.putMapping(target, { _meta: {} });

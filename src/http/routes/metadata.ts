@@ -96,12 +96,35 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       path: '/entities',
       action: 'delete',
       tag: 'Ingestion',
-      summary: 'Hard-delete an entity: all aspects, versions, edges, search and time-series documents',
+      summary: 'Hard-delete an entity, one aspect of it, or a time range of a time-series aspect',
+      description:
+        'Without `aspectName`: the entity (all aspects, versions, edges, search document) and its time-series rows (only those in ' +
+        '`startTimeMillis`..`endTimeMillis`, inclusive, when given). With a time-series `aspectName`: only its rows in the range; ' +
+        'the entity stays. With a versioned `aspectName`: that aspect with all its versions (the key aspect: the entity); a time ' +
+        'range is then a 400. `rows` counts aspect versions removed, `timeseriesRows` time-series rows. Unknown fields are a 400.',
       scope: 'write',
       openByDefault: true,
-      body: { type: 'object', required: ['urn'], properties: { urn: { type: 'string' } } },
+      body: {
+        type: 'object',
+        required: ['urn'],
+        additionalProperties: false,
+        properties: {
+          urn: { type: 'string' },
+          aspectName: { type: 'string', minLength: 1 },
+          startTimeMillis: { type: 'integer' },
+          endTimeMillis: { type: 'integer' },
+        },
+      },
       example: { request: { urn: SAMPLE_URN }, response: { value: { urn: SAMPLE_URN, rows: 7, timeseriesRows: 0 } } },
-      handle: async ({ body }) => ({ value: await ingestion.deleteEntity(body.urn) }),
+      handle: async ({ body }) =>
+        ({
+          value: await ingestion.delete({
+            urn: body.urn,
+            aspectName: body.aspectName,
+            startTimeMillis: body.startTimeMillis as number | undefined,
+            endTimeMillis: body.endTimeMillis as number | undefined,
+          }),
+        }),
     },
     {
       operationId: 'getEntityV2',

@@ -25,6 +25,7 @@ export function testRoutes(tests: TestService): RouteDefinition[] {
         'limits the run and unknown test urns are skipped. `push: true` stores the results as the entity\'s `testResults` aspect ' +
         '(replacing it, or merged into it when `testUrns` is given), which projects `IsPassing` / `IsFailing` edges. Pushing needs the write scope.',
       scope: 'read',
+      writes: true,
       body: {
         type: 'object',
         required: ['urn'],
