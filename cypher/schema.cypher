@@ -31,3 +31,8 @@ CREATE INDEX column_lineage_owner IF NOT EXISTS FOR ()-[r:DownstreamOf]-() ON (r
 // @name serviceProcessUnique
 // Registrations of running service processes (cypher/processes.cypher).
 CREATE CONSTRAINT service_process_unique IF NOT EXISTS FOR (p:ServiceProcess) REQUIRE p.id IS UNIQUE
+
+// @name aspectRunIndex
+// Latest aspects by the run that last wrote or observed them, then urn: runs list, describe and rollback page a run in
+// urn order (cypher/runs.cypher). Only latest nodes carry runId.
+CREATE INDEX aspect_run IF NOT EXISTS FOR (a:Aspect) ON (a.runId, a.urn)

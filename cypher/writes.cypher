@@ -81,10 +81,18 @@ CALL () {
 // One row per (urn, aspect) the group changes: `copy` = history version that receives the stored latest value;
 // (`copySystemMetadata`: the metadata an earlier identical write of this group gave it); `history` = versions created
 // from values written earlier in this group; `cut` = history versions up to it are dropped (retention); `latest` = the
-// new latest value (null: keep it, only `systemMetadata` changes); `stored` = a latest node exists.
+// new latest value (null: keep it, only `systemMetadata` changes); `stored` = a latest node exists; `drop` = history
+// versions a revert removes (first: a later stage may create a version of the same number); `runId` and
+// `lastObserved` (from the system metadata) index the latest node by run (cypher/runs.cypher).
 CALL () {
   UNWIND $rows AS row
   MATCH (e:Entity {urn: row.urn})
+  CALL (row) {
+    WITH row WHERE size(row.drop) > 0
+    MATCH (old:Aspect {urn: row.urn, name: row.name})
+    WHERE old.version IN row.drop
+    DETACH DELETE old
+  }
   CALL (e, row) {
     WITH e, row WHERE row.copy IS NOT NULL
     MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
@@ -106,7 +114,7 @@ CALL () {
   CALL (e, row) {
     WITH e, row WHERE row.stored
     MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
-    SET l.systemMetadata = row.systemMetadata
+    SET l.systemMetadata = row.systemMetadata, l.runId = row.runId, l.lastObserved = row.lastObserved
     WITH l, row WHERE row.latest IS NOT NULL
     SET l.value = row.latest.value, l.hash = row.latest.hash, l.createdTime = row.latest.createdTime,
         l.createdActor = row.latest.createdActor
@@ -115,7 +123,8 @@ CALL () {
     WITH e, row WHERE NOT row.stored AND row.latest IS NOT NULL
     CREATE (e)-[:ASPECT]->(:Aspect {urn: row.urn, name: row.name, version: 0, value: row.latest.value,
                                     hash: row.latest.hash, createdTime: row.latest.createdTime,
-                                    createdActor: row.latest.createdActor, systemMetadata: row.systemMetadata})
+                                    createdActor: row.latest.createdActor, systemMetadata: row.systemMetadata,
+                                    runId: row.runId, lastObserved: row.lastObserved})
   }
 }
 // Edges whose aspect no longer names their target; matched from the (locked) source, never from the target.

@@ -19,10 +19,12 @@ import { searchRoutes } from './http/routes/search';
 import { testRoutes } from './http/routes/tests';
 import { operationsRoutes } from './http/routes/operations';
 import { timeseriesRoutes } from './http/routes/timeseries';
+import { runRoutes } from './http/routes/runs';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
+import { RunStore } from './stores/graph/run-store';
 import { TestService, testInfoValidator } from './services/tests/test-service';
 import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
@@ -39,6 +41,7 @@ import { GroupWriter } from './services/write-path/group-writer';
 import { DeprecationService } from './services/deprecation';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
+import { RunService } from './services/runs';
 import { LineageService } from './services/lineage/lineage-service';
 import { LineageStore } from './stores/graph/lineage-store';
 import { AspectStore } from './stores/graph/aspect-store';
@@ -157,6 +160,8 @@ export async function startService(config: Config, backends: BackendAddresses, l
     pendingDeletes,
   });
   const retrieval = new RetrievalService(registry, aspectStore);
+  const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
+  runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
   const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS)));
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
   const operations = new OperationsService(search, timeseries, restore, logger);
@@ -182,12 +187,12 @@ export async function startService(config: Config, backends: BackendAddresses, l
     health,
     auth,
     beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
-    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations)],
+    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations), ...runRoutes(runs)],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },
       datasetUrnNameCasing: false,
-      statefulIngestionCapable: false,
+      statefulIngestionCapable: true,
       retention: 'true',
       timeZone: 'GMT',
     }),

@@ -6,7 +6,7 @@ import { assertNesting } from '../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
 import type { GroupWriter } from './write-path/group-writer';
-import type { Projected, WriteItem } from './write-path/plan';
+import type { ItemOutcome, Projected, WriteItem } from './write-path/plan';
 import { columnEdgesOf } from './lineage/column-edges';
 import { applyPatch, parsePatch } from './patch/json-patch';
 
@@ -91,7 +91,7 @@ export function normalizeSystemMetadata(raw: unknown, now: number): Record<strin
   if (value !== undefined && value !== null && !isObject(value)) throw new InvalidInputError('systemMetadata must be an object');
   if (value) assertNesting(value, 'systemMetadata');
   const metadata = { ...((value as Record<string, unknown>) ?? {}) };
-  if (typeof metadata.runId !== 'string' || metadata.runId === '') metadata.runId = 'no-run-id-provided';
+  if (typeof metadata.runId !== 'string' || metadata.runId === '') metadata.runId = DEFAULT_RUN_ID;
   if (typeof metadata.lastObserved !== 'number') metadata.lastObserved = now;
   return metadata;
 }
@@ -197,6 +197,22 @@ export class IngestionService {
     this.options.onCommitted?.();
     const timeseriesRows = wholeEntity && this.timeseries ? await this.timeseries.deleteForUrn(urn.raw, { startTimeMillis, endTimeMillis }) : 0;
     return { urn: urn.raw, rows: outcome.rows, timeseriesRows };
+  }
+
+  /** What a stored value of an aspect projects (hash, edges, column edges), for writes restoring a kept version. */
+  projectStored(aspectName: string, value: Record<string, unknown>): Projected {
+    const aspect = this.registry.aspects.get(aspectName);
+    if (!aspect) throw new Error(`aspect '${aspectName}' is not in the registry`);
+    return this.project(aspect, value);
+  }
+
+  /** Write items built elsewhere in the domain (a rollback's reverts and deletes), as one unit: one transaction. */
+  async submit(items: WriteItem[]): Promise<ItemOutcome[]> {
+    if (items.length === 0) return [];
+    await this.markDeletes(items);
+    const outcomes = await this.writer.submit(items);
+    this.options.onCommitted?.();
+    return outcomes;
   }
 
   private prepareProposal(raw: unknown, principal: Principal, now: number, envelopeSystemMetadata?: unknown): Prepared {
@@ -410,3 +426,6 @@ export class IngestionService {
 }
 
 const SYSTEM_KEY_ACTOR = 'urn:li:corpuser:__datahub_system';
+
+/** The run id of proposals sent without one: no run, it cannot be rolled back. */
+export const DEFAULT_RUN_ID = 'no-run-id-provided';

@@ -193,6 +193,25 @@ export class TimeseriesService implements TimeseriesSink {
     return deleted;
   }
 
+  /** Time-series rows an ingestion run wrote, of every entity type and aspect: counted, or deleted (a rollback). */
+  async rowsOfRun(runId: string, remove: boolean): Promise<number> {
+    let rows = 0;
+    for (const entity of this.registry.entities.values()) {
+      for (const aspect of this.timeseriesAspects(entity)) {
+        const alias = this.aliasOf(entity, aspect);
+        const targets = (await this.engine.getAliases(alias)).get(alias);
+        if (!targets) continue;
+        if (!remove) {
+          rows += await this.engine.count(alias, { term: { runId } });
+          continue;
+        }
+        if (targets.length > 1) throw new OverloadedError(`A truncation of '${aspect.name}' is running; roll the run back once it has finished`, 503, 30);
+        rows += await this.deleteFromIndex(targets[0].index, { term: { runId } });
+      }
+    }
+    return rows;
+  }
+
   private async deleteFromIndex(index: string, query: Body): Promise<number> {
     let deleted = 0;
     for (;;) {

@@ -50,9 +50,24 @@ export type WriteItem =
       patch?: (current: Record<string, unknown> | null) => Record<string, unknown> | null;
       project?: (value: Record<string, unknown>) => Projected;
     }
+  /**
+   * A rollback: the latest value (if its hash is still `expectedHash`) is replaced by the history version `survivor`,
+   * and history versions `drop` (the survivor's and every newer one) go; with no survivor the aspect goes whole.
+   * Anything else written to the aspect since it was read makes the revert a no-op.
+   */
+  | { kind: 'revert'; urn: string; entityType: string; name: string; expectedHash: string; survivor: RevertTarget | null; drop: number[]; marker?: string }
   /** `marker`: the pending-delete marker written for this delete (PendingDeleteMarkers), kept on the outbox entry. */
   | { kind: 'deleteAspect'; urn: string; entityType: string; name: string; marker?: string }
   | { kind: 'deleteEntity'; urn: string; entityType: string; marker?: string };
+
+/** The history version a revert makes the latest again, with what its value projects. */
+export interface RevertTarget {
+  version: number;
+  projected: Projected;
+  createdTime: number;
+  createdActor: string;
+  systemMetadata: string;
+}
 
 /** What a planned group does to one entity's latest aspects (for the search indexer's fragment cache). */
 export interface EntityWrite {
@@ -82,7 +97,7 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
         r.create = true;
         r.names.push(item.name, ...item.defaults.map((d) => d.name));
         if (item.patch) r.values.push(item.name);
-      } else if (item.kind === 'deleteAspect') r.names.push(item.name);
+      } else if (item.kind === 'deleteAspect' || item.kind === 'revert') r.names.push(item.name);
       else r.all = true;
     }
   }
@@ -112,6 +127,8 @@ interface AspectState {
   copySystemMetadata: string | null;
   history: (AspectValue & { version: number; systemMetadata: string })[];
   cut: number;
+  /** History versions to delete (a revert's survivor and the versions after it). */
+  drop: number[];
   changed: boolean;
   touched: boolean;
 }
@@ -146,6 +163,7 @@ function emptyAspect(name: string): AspectState {
     copySystemMetadata: null,
     history: [],
     cut: 0,
+    drop: [],
     changed: false,
     touched: false,
   };
@@ -247,6 +265,7 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
     e.changed = true;
     return { unchanged: false, rows };
   }
+  if (item.kind === 'revert') return applyRevert(item, e);
   if (item.kind === 'deleteAspect') {
     if (!e.exists) return { unchanged: false, rows: 0 };
     const rows = e.aspects.get(item.name)?.current ? e.aspects.get(item.name)!.versions : 0;
@@ -300,6 +319,29 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
   return { unchanged, rows: 0 };
 }
 
+function applyRevert(item: Extract<WriteItem, { kind: 'revert' }>, e: EntityState): ItemOutcome {
+  const a = e.aspects.get(item.name);
+  if (!e.exists || !a?.current || !a.current.fromStore || a.current.hash !== item.expectedHash) return { unchanged: true, rows: 0 };
+  e.changed = true;
+  if (!item.survivor) {
+    const rows = a.versions;
+    e.aspects.delete(item.name);
+    e.wipeNames.add(item.name);
+    return { unchanged: false, rows };
+  }
+  const { survivor } = item;
+  a.current = { value: survivor.projected.value, hash: survivor.projected.hash, parsed: survivor.projected.parsed, createdTime: survivor.createdTime, createdActor: survivor.createdActor, fromStore: false };
+  a.currentSystemMetadata = survivor.systemMetadata;
+  a.edges = new Map(survivor.projected.edges.map((edge) => [edgeKey(edge), edge]));
+  a.columnEdges = new Set((survivor.projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
+  a.drop = item.drop;
+  a.top = survivor.version - 1;
+  a.versions -= item.drop.length;
+  a.changed = true;
+  a.touched = true;
+  return { unchanged: false, rows: item.drop.length };
+}
+
 function addDefaults(item: Extract<WriteItem, { kind: 'upsert' }>, e: EntityState, aspect: (e: EntityState, name: string) => AspectState): void {
   e.exists = true;
   for (const d of item.defaults) {
@@ -317,8 +359,21 @@ function emptyPlan(): GroupPlan {
   return { wipes: [], rows: [], removeEdges: [], removeColumnEdges: [], targets: [], createEdges: [], createColumnEdges: [], entities: [] };
 }
 
+/** The run and observation time a latest aspect is indexed by (cypher/runs.cypher), from its system metadata. */
+function runOf(systemMetadata: string, seen: Map<string, { runId: string | null; lastObserved: number | null }>) {
+  let run = seen.get(systemMetadata);
+  if (!run) {
+    const parsed = JSON.parse(systemMetadata) as { runId?: unknown; lastObserved?: unknown };
+    run = { runId: typeof parsed.runId === 'string' ? parsed.runId : null, lastObserved: typeof parsed.lastObserved === 'number' ? parsed.lastObserved : null };
+    seen.set(systemMetadata, run);
+  }
+  return run;
+}
+
 function toPlan(entities: Map<string, EntityState>): GroupPlan {
   const plan = emptyPlan();
+  // A group's writes mostly share one system metadata (one run): each distinct one is parsed once.
+  const runs = new Map<string, { runId: string | null; lastObserved: number | null }>();
   const targets = new Map<string, string>();
   for (const e of [...entities.values()].sort((x, y) => (x.urn < y.urn ? -1 : 1))) {
     if (e.wipeAll) plan.wipes.push({ urn: e.urn, names: null });
@@ -336,8 +391,10 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
         history: a.history.filter((h) => h.version > a.cut),
         cut: a.cut,
         stored,
+        drop: a.drop,
         latest: a.changed && a.current ? { value: a.current.value, hash: a.current.hash, createdTime: a.current.createdTime, createdActor: a.current.createdActor } : null,
         systemMetadata: a.currentSystemMetadata ?? '{}',
+        ...runOf(a.currentSystemMetadata ?? '{}', runs),
       });
       if (!a.changed) continue;
       for (const k of storedEdges) {

@@ -73,9 +73,14 @@ export interface GroupPlan {
     copySystemMetadata: string | null;
     history: (AspectValue & { version: number; systemMetadata: string })[];
     cut: number;
+    /** History versions deleted (a revert's). */
+    drop: number[];
     stored: boolean;
     latest: AspectValue | null;
     systemMetadata: string;
+    /** Indexed on the latest node, from `systemMetadata`: which run last wrote or observed it, and when. */
+    runId: string | null;
+    lastObserved: number | null;
   }[];
   removeEdges: { urn: string; aspect: string; type: string; target: string }[];
   targets: { urn: string; type: string }[];
@@ -150,8 +155,8 @@ export class AspectStore {
     const plan: GroupPlan = {
       wipes: [{ urn, names: ['a'] }, { urn, names: null }],
       rows: [
-        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, stored: true, latest: value, systemMetadata: '{}' },
-        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, stored: false, latest: null, systemMetadata: '{}' },
+        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
+        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
       ],
       removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
       removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],

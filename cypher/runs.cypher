@@ -1,0 +1,73 @@
+// Ingestion runs, read from the latest aspect nodes: each carries the runId and lastObserved of the system metadata it
+// was last written or observed with (set by cypher/writes.cypher, indexed by schema/aspectRunIndex). An entity is
+// soft-deleted when its status aspect says removed.
+
+// @name list
+// Runs with how many latest aspects they hold and when they last wrote, newest first. The default run id (proposals
+// sent without one) is no run.
+MATCH (a:Aspect)
+WHERE a.runId IS NOT NULL AND a.runId <> $defaultRunId AND a.version = 0
+  AND ($includeSoft OR NOT EXISTS {
+    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: 'status'}) WHERE s.value CONTAINS '"removed":true'
+  })
+WITH a.runId AS runId, count(*) AS rows, max(a.lastObserved) AS timestamp
+RETURN runId, rows, timestamp
+ORDER BY timestamp DESC, runId
+SKIP $offset LIMIT $limit
+
+// @name describe
+// One page of a run's latest aspects in (urn, name) order.
+MATCH (a:Aspect)
+WHERE a.runId = $runId AND a.urn >= '' AND a.version = 0
+  AND ($includeSoft OR NOT EXISTS {
+    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: 'status'}) WHERE s.value CONTAINS '"removed":true'
+  })
+RETURN a.urn AS urn, a.name AS name, a.lastObserved AS lastObserved, CASE WHEN $includeAspect THEN a.value END AS value
+ORDER BY urn, name
+SKIP $start LIMIT $count
+
+// @name entities
+// The next entities (urn order, after $after) holding latest aspects of the run, each with every latest aspect it has
+// (name, runId, hash, lastObserved): the rollback needs to know which of them other runs wrote.
+MATCH (a:Aspect)
+WHERE a.runId = $runId AND a.urn > $after AND a.version = 0
+WITH DISTINCT a.urn AS urn
+ORDER BY urn
+LIMIT $limit
+MATCH (e:Entity {urn: urn})-[:ASPECT]->(l:Aspect)
+RETURN urn, e.type AS entityType,
+       collect({name: l.name, runId: l.runId, hash: l.hash, lastObserved: l.lastObserved}) AS aspects
+ORDER BY urn
+
+// @name history
+// History versions of aspects, newest first.
+UNWIND $aspects AS x
+MATCH (h:Aspect {urn: x.urn, name: x.name})
+WHERE h.version > 0
+RETURN x.urn AS urn, x.name AS name, h.version AS version, h.value AS value, h.hash AS hash,
+       h.createdTime AS createdTime, h.createdActor AS createdActor, h.systemMetadata AS systemMetadata
+ORDER BY urn, name, version DESC
+
+// @name unindexedPage
+// Backfill of runId/lastObserved on latest aspects written before they were kept (databases of earlier versions):
+// the latest aspects without runId of the next entities in urn order.
+MATCH (e:Entity)
+WHERE e.urn > $after
+WITH e ORDER BY e.urn LIMIT $limit
+OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
+WHERE a.runId IS NULL
+RETURN e.urn AS urn, collect({id: elementId(a), systemMetadata: a.systemMetadata}) AS aspects
+ORDER BY urn
+
+// @name indexRuns
+UNWIND $rows AS x
+MATCH (a:Aspect) WHERE elementId(a) = x.id
+SET a.runId = coalesce(a.runId, x.runId), a.lastObserved = coalesce(a.lastObserved, x.lastObserved)
+
+// @name migrationDone
+MATCH (m:Migration {name: $name})
+RETURN m.doneAt AS doneAt
+
+// @name markMigrationDone
+MERGE (m:Migration {name: $name})
+SET m.doneAt = $now
