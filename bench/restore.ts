@@ -7,6 +7,8 @@ import { contentHash } from '../src/model/canonical';
 import { Registry } from '../src/model/registry';
 import { SearchIndexer } from '../src/services/indexing/indexer';
 import { RestoreService, type RestoreCounts } from '../src/services/restore';
+import { loadConfig } from '../src/config';
+import { createOfflineWritePath } from '../src/service';
 import { AspectStore } from '../src/stores/graph/aspect-store';
 import { Neo4jStore } from '../src/stores/graph/neo4j';
 import { OutboxStore } from '../src/stores/graph/outbox-store';
@@ -170,8 +172,10 @@ async function main() {
 
     const registry = Registry.load(join(ROOT, 'schema'));
     const names = new IndexNames(prefix);
-    const indices = new SearchIndexer(registry, new AspectStore(graph, prefix), new OutboxStore(graph, prefix), search, names, { batchSize, pollMs: 1000 }, logger);
-    const restore = new RestoreService(registry, new RestoreStore(graph), search, names, indices);
+    const aspectStore = new AspectStore(graph, prefix);
+    const indices = new SearchIndexer(registry, aspectStore, new OutboxStore(graph, prefix), search, names, { batchSize, pollMs: 1000 }, logger);
+    const writePath = createOfflineWritePath(loadConfig({ RETENTION_MAX_VERSIONS: '20' }), registry, aspectStore, logger);
+    const restore = new RestoreService(registry, new RestoreStore(graph), search, names, indices, writePath.ingestion);
     await indices.ensureIndices();
     let last: RestoreCounts | null = null;
     const ours = await restore.restoreAll({ urnLike: `${urnPrefix}%`, batchSize }, (c) => {
@@ -189,6 +193,7 @@ async function main() {
       aspectsPerSecond: Math.round(ours.rowsRead / (ours.timeTakenMs / 1000)),
     };
 
+    await writePath.close();
     rows['raw Cypher read + bulk + edge MERGE'] = { entities, aspects: raw.aspects, seconds: Math.round(raw.seconds * 100) / 100, aspectsPerSecond: Math.round(raw.aspects / raw.seconds) };
     rows.ratio = { serviceOverRaw: Math.round(((ours.rowsRead / (ours.timeTakenMs / 1000)) / (raw.aspects / raw.seconds)) * 100) / 100 };
   } finally {

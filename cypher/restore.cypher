@@ -1,4 +1,4 @@
-// restoreIndices: reads the latest aspects of a page of entities and rewrites the edges projected from them.
+// restoreIndices: reads the latest aspects of a page of entities (their edges are rewritten through the write path).
 
 // @name page
 // A page of entities ordered by urn, each with its latest aspects. Filters: $urn (exact), $aspect (entities holding it),
@@ -19,33 +19,3 @@ CALL (e) {
   RETURN collect({name: a.name, value: a.value, hash: a.hash}) AS aspects
 }
 RETURN e.urn AS urn, e.rev AS rev, e.type AS entityType, aspects
-
-// @name rewriteEdges
-// $rows = [{urn, aspects: [{aspect, hash, edges: [{type, target, targetType, isLineage}], edgeKeys: ["<type>|<target>", …]}]}]: per
-// entity, the edges each of its aspects projects, rewritten as the upsert does. The entity is locked first (as writers
-// lock it), and an aspect that changed since it was read is skipped: the newer write already projected its own edges.
-UNWIND $rows AS row
-MATCH (e:Entity {urn: row.urn})
-SET e.restoredAt = $now
-WITH e, row
-UNWIND row.aspects AS item
-MATCH (e)-[:ASPECT]->(a:Aspect {name: item.aspect})
-WHERE a.hash = item.hash
-CALL (e, item) {
-  MATCH (e)-[r]->(t:Entity)
-  WHERE r.aspect = item.aspect AND NOT (type(r) + '|' + t.urn) IN item.edgeKeys
-  DELETE r
-}
-CALL (e, item) {
-  // A missing edge is CREATEd (e is locked, so the check is exact), not MERGEd: planned on a small graph, the MERGE of
-  // a relationship with a dynamic type scanned every relationship in the database for each edge.
-  UNWIND item.edges AS edge
-  MERGE (t:Entity {urn: edge.target})
-    ON CREATE SET t.type = edge.targetType, t.createdAt = $now, t.placeholder = true
-  WITH e, item, edge, t, [(e)-[x]->(other:Entity) WHERE other.urn = edge.target AND type(x) = edge.type AND x.aspect = item.aspect | x] AS existing
-  FOREACH (x IN existing | SET x.isLineage = edge.isLineage)
-  WITH e, item, edge, t WHERE size(existing) = 0
-  CREATE (e)-[r:$(edge.type)]->(t)
-  SET r.aspect = item.aspect, r.isLineage = edge.isLineage
-}
-RETURN count(item) AS applied, sum(size(item.edges)) AS edges

@@ -110,6 +110,28 @@ export function createBackendClients(config: Config, backends: BackendAddresses,
   return { registry, graph, search };
 }
 
+function groupWriterOptions(config: Config) {
+  return {
+    windowMs: config.WRITE_GROUP_WINDOW_MS,
+    maxGroupWrites: config.WRITE_GROUP_MAX_WRITES,
+    concurrency: config.WRITE_CONCURRENCY,
+    overlapMinWrites: config.WRITE_OVERLAP_MIN_WRITES,
+    overlapWindowMs: config.WRITE_OVERLAP_WINDOW_MS,
+    maxQueuedWrites: config.WRITE_QUEUE_MAX_WRITES,
+    timeoutMs: config.BACKEND_TIMEOUT_MS,
+  };
+}
+
+/**
+ * The write path without the HTTP app, for admin CLIs and benchmarks (restore): a group writer over the aspect store.
+ * Their writes leave outbox entries for a running service's indexer; time-series aspects are not written.
+ */
+export function createOfflineWritePath(config: Config, registry: Registry, aspectStore: AspectStore, logger: Logger) {
+  const writer = new GroupWriter(aspectStore, groupWriterOptions(config), logger);
+  const ingestion = new IngestionService(registry, writer, null, { retention: config.RETENTION_MAX_VERSIONS });
+  return { ingestion, close: () => writer.close() };
+}
+
 /** The composition root: stores, services and the HTTP app, wired once. */
 export async function startService(config: Config, backends: BackendAddresses, logger = createLogger(config.LOG_LEVEL)): Promise<RunningService> {
   const { registry, graph, search } = createBackendClients(config, backends, logger);
@@ -139,20 +161,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     config.INDEX_CACHE_SIZE > 0 ? new FragmentCache(config.INDEX_CACHE_SIZE) : undefined,
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
-  const writer = new GroupWriter(
-    aspectStore,
-    {
-      windowMs: config.WRITE_GROUP_WINDOW_MS,
-      maxGroupWrites: config.WRITE_GROUP_MAX_WRITES,
-      concurrency: config.WRITE_CONCURRENCY,
-      overlapMinWrites: config.WRITE_OVERLAP_MIN_WRITES,
-      overlapWindowMs: config.WRITE_OVERLAP_WINDOW_MS,
-      maxQueuedWrites: config.WRITE_QUEUE_MAX_WRITES,
-      timeoutMs: config.BACKEND_TIMEOUT_MS,
-      onCommitted: (writes) => indexer.committed(writes),
-    },
-    logger,
-  );
+  const writer = new GroupWriter(aspectStore, { ...groupWriterOptions(config), onCommitted: (writes) => indexer.committed(writes) }, logger);
   const ingestion = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     onCommitted: () => indexer.notify(),
@@ -163,7 +172,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
   runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
   const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS)));
-  const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
+  const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer, ingestion);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
 

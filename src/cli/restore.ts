@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createLogger } from '../logger';
 import { DomainError } from '../model/errors';
-import { createBackendClients, ROOT_DIR } from '../service';
+import { createBackendClients, createOfflineWritePath, ROOT_DIR } from '../service';
 import { SearchIndexer } from '../services/indexing/indexer';
 import { RestoreService, type RestoreCounts } from '../services/restore';
 import { AspectStore } from '../stores/graph/aspect-store';
@@ -68,11 +68,15 @@ async function main() {
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
   const addresses = await backends(config);
   const { registry, graph, search } = createBackendClients(config, addresses, logger, Math.max(config.BACKEND_TIMEOUT_MS, 30_000));
+  let writePath: { close(): Promise<void> } | null = null;
   try {
     const names = new IndexNames(config.SEARCH_INDEX_PREFIX);
     // Only its ensureIndices() is used: the indexer is not started.
-    const indices = new SearchIndexer(registry, new AspectStore(graph, config.SEARCH_INDEX_PREFIX), new OutboxStore(graph, config.SEARCH_INDEX_PREFIX), search, names, { batchSize, pollMs: 1000 }, logger);
-    const restore = new RestoreService(registry, new RestoreStore(graph), search, names, indices);
+    const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX);
+    const indices = new SearchIndexer(registry, aspectStore, new OutboxStore(graph, config.SEARCH_INDEX_PREFIX), search, names, { batchSize, pollMs: 1000 }, logger);
+    const offline = createOfflineWritePath(config, registry, aspectStore, logger);
+    writePath = offline;
+    const restore = new RestoreService(registry, new RestoreStore(graph), search, names, indices, offline.ingestion);
     console.log(`Restoring from ${addresses.neo4jUri} into ${addresses.searchEngine} ${addresses.searchUrl}${config.SEARCH_INDEX_PREFIX ? ` (index prefix ${config.SEARCH_INDEX_PREFIX})` : ''}`);
     const interactive = process.stdout.isTTY;
     const totals = await restore.restoreAll({ urn: values.urn, aspect: values.aspect, urnLike: values.urnLike, batchSize }, (counts) => {
@@ -83,6 +87,7 @@ async function main() {
     console.log(`Done in ${(totals.timeTakenMs / 1000).toFixed(1)} s: ${progress(totals)}`);
     console.log(JSON.stringify(totals));
   } finally {
+    await writePath?.close();
     await Promise.allSettled([graph.close(), search.close()]);
   }
 }

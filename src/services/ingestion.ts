@@ -54,7 +54,8 @@ export interface IngestionOptions {
   pendingDeletes?: { mark(urns: string[]): Promise<string[]> };
 }
 
-type DeleteItem = Exclude<WriteItem, { kind: 'upsert' }>;
+/** Writes that can remove what search shows: each gets a pending-delete marker. */
+type DeleteItem = Extract<WriteItem, { kind: 'deleteEntity' | 'deleteAspect' | 'revert' }>;
 
 type UpsertItem = Extract<WriteItem, { kind: 'upsert' }>;
 
@@ -337,10 +338,12 @@ export class IngestionService {
 
   /** Aspects every entity gets when it lacks them: its key aspect and, where the type has them, default browse paths. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
-    const stored = (value: Record<string, unknown>) => ({ value: JSON.stringify(value), hash: contentHash(value), parsed: value });
-    const defaults: UpsertItem['defaults'] = [{ name: entity.keyAspect, value: () => stored(this.registry.keyAspectFor(urn, entity).value) }];
-    if (entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== entity.keyAspect) {
-      defaults.push({ name: 'browsePaths', value: () => stored({ paths: defaultBrowsePaths(urn) }) });
+    // Projected like any written value: a key aspect's relationships (a data job's flow) exist from the first write.
+    const key = () => this.registry.keyAspectFor(urn, entity);
+    const defaults: UpsertItem['defaults'] = [{ name: entity.keyAspect, value: () => this.project(key().aspect, key().value) }];
+    const browsePaths = this.registry.aspects.get('browsePaths');
+    if (browsePaths && entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== entity.keyAspect) {
+      defaults.push({ name: 'browsePaths', value: () => this.project(browsePaths, { paths: defaultBrowsePaths(urn) }) });
     }
     return defaults.filter((d) => d.name !== aspect.name);
   }
@@ -380,7 +383,7 @@ export class IngestionService {
 
   /** One pending-delete marker per entity a request deletes from, written before the request's writes are queued. */
   private async markDeletes(items: WriteItem[]): Promise<void> {
-    const deletes = items.filter((i): i is DeleteItem => i.kind !== 'upsert');
+    const deletes = items.filter((i): i is DeleteItem => i.kind === 'deleteEntity' || i.kind === 'deleteAspect' || i.kind === 'revert');
     if (deletes.length === 0 || !this.options.pendingDeletes) return;
     const urns = [...new Set(deletes.map((d) => d.urn))];
     const ids = await this.options.pendingDeletes.mark(urns);
@@ -412,7 +415,7 @@ export class IngestionService {
         now: this.now(),
         systemMetadata: JSON.stringify(e.systemMetadata),
         retention: this.options.retention,
-        projected: { value: JSON.stringify(key.value), hash: contentHash(key.value), parsed: key.value, edges: [] },
+        projected: this.project(key.aspect, key.value),
         defaults: [],
       });
     }

@@ -1,10 +1,13 @@
 import { InvalidInputError, UnavailableError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import { tryParseUrn } from '../model/urn';
-import type { EdgeRewrite, RestoreEntity, RestorePageQuery, RestoreStore } from '../stores/graph/restore-store';
+import type { RestoreEntity, RestorePageQuery, RestoreStore } from '../stores/graph/restore-store';
 import type { BulkOperation, SearchEngine } from '../stores/search/engine';
 import type { IndexNames } from '../stores/search/mappings';
 import { buildDocument } from './indexing/document';
+import type { IngestionService } from './ingestion';
+import { COLUMN_LINEAGE_ASPECTS } from './lineage/column-edges';
+import type { WriteItem } from './write-path/plan';
 
 export interface RestoreRequest {
   urn?: string;
@@ -62,7 +65,8 @@ function zero(): RestoreCounts {
 /**
  * Rebuilds the derived state of entities from Neo4j, the source of truth: their search documents (written with the
  * entity revision as external version, so a concurrent newer write is never overwritten) and the edges projected
- * from their latest aspect values.
+ * from their latest aspect values. Edges go through the write path (a `reproject` per aspect): the same projection
+ * and the same edge plan as the write that stored the value, under the entity's lock.
  */
 export class RestoreService {
   constructor(
@@ -71,7 +75,7 @@ export class RestoreService {
     private readonly engine: SearchEngine,
     private readonly names: IndexNames,
     private readonly indices: { ensureIndices(entityTypes?: Iterable<string>, options?: { recheck?: boolean }): Promise<void> },
-    private readonly now: () => number = Date.now,
+    private readonly writes: Pick<IngestionService, 'projectStored' | 'submit'>,
   ) {}
 
   /** One page: `batchSize` entities from row `start` of those matching, ordered by urn (restoreIndices). */
@@ -134,7 +138,7 @@ export class RestoreService {
   private async restorePage(page: RestoreEntity[], aspectFilter: string | null): Promise<RestoreCounts> {
     const counts = zero();
     const documents: BulkOperation[] = [];
-    const edgeRows: EdgeRewrite[] = [];
+    const reprojections: Extract<WriteItem, { kind: 'reproject' }>[] = [];
     for (const entity of page) {
       counts.entitiesRead++;
       const spec = this.registry.entities.get(entity.entityType ?? tryParseUrn(entity.urn)?.entityType ?? '');
@@ -158,9 +162,9 @@ export class RestoreService {
           continue;
         }
         values.set(row.name, value);
-        if (selected(row.name) && aspect.relationships.length > 0) {
-          const edges = this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' }));
-          edgeRows.push({ urn: entity.urn, aspect: row.name, hash: row.hash, edges });
+        if (selected(row.name) && (aspect.relationships.length > 0 || COLUMN_LINEAGE_ASPECTS.has(row.name))) {
+          const projected = this.writes.projectStored(row.name, value);
+          reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
         }
       }
       if (values.size === 0) continue;
@@ -173,15 +177,18 @@ export class RestoreService {
       });
     }
     await this.indices.ensureIndices(documents.map((d) => tryParseUrn(d.id)?.entityType ?? ''), { recheck: true });
-    const [written, edges] = await Promise.all([this.engine.bulk(documents), this.store.rewriteEdges(edgeRows, this.now())]);
+    const [written, outcomes] = await Promise.all([this.engine.bulk(documents), this.writes.submit(reprojections)]);
     const failed = written.filter((r) => !r.ok);
     if (failed.length > 0) {
       throw new UnavailableError(`The search engine did not accept ${failed.length} of ${documents.length} documents; run the restore again`, 'search');
     }
     // A superseded write means a newer revision is already indexed: the document is as restored as it gets.
     counts.documentsWritten = written.length;
-    counts.edgesWritten = edges.edges;
-    counts.ignored += edgeRows.length - edges.applied;
+    // An aspect written since it was read keeps the edges that newer write projected.
+    reprojections.forEach((r, i) => {
+      if (outcomes[i].unchanged) counts.ignored++;
+      else counts.edgesWritten += r.projected.edges.length + (r.projected.columnEdges?.length ?? 0);
+    });
     return counts;
   }
 }

@@ -11,7 +11,7 @@ const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem
   now,
   systemMetadata: `{"v":"${value}"}`,
   retention: 2,
-  defaults: [{ name: 'tagKey', value: () => ({ value: '{"name":"t"}', hash: 'k' }) }],
+  defaults: [{ name: 'tagKey', value: () => ({ value: '{"name":"t"}', hash: 'k', edges: [] }) }],
   projected: { value, hash: `h${value}`, edges: edges.map((target) => ({ type: 'OwnedBy', target, targetType: 'corpuser', isLineage: false })) },
 });
 const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects }]]);

@@ -39,7 +39,7 @@ export type WriteItem =
        * Aspects created only when the entity lacks them (key aspect, default browse paths). Their values are computed
        * only then: most writes go to entities that have them.
        */
-      defaults: { name: string; value: () => { value: string; hash: string; parsed?: Record<string, unknown> } }[];
+      defaults: { name: string; value: () => Projected }[];
       /** The value to write, unless `patch` computes it. */
       projected?: Projected;
       /**
@@ -56,6 +56,11 @@ export type WriteItem =
    * Anything else written to the aspect since it was read makes the revert a no-op.
    */
   | { kind: 'revert'; urn: string; entityType: string; name: string; expectedHash: string; survivor: RevertTarget | null; drop: number[]; marker?: string }
+  /**
+   * A restore: the edges and column edges of the stored latest value (if its hash is still `expectedHash`) are made
+   * exactly those `projected` holds; no version is written.
+   */
+  | { kind: 'reproject'; urn: string; entityType: string; name: string; expectedHash: string; projected: Projected }
   /** `marker`: the pending-delete marker written for this delete (PendingDeleteMarkers), kept on the outbox entry. */
   | { kind: 'deleteAspect'; urn: string; entityType: string; name: string; marker?: string }
   | { kind: 'deleteEntity'; urn: string; entityType: string; marker?: string };
@@ -97,7 +102,7 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
         r.create = true;
         r.names.push(item.name, ...item.defaults.map((d) => d.name));
         if (item.patch) r.values.push(item.name);
-      } else if (item.kind === 'deleteAspect' || item.kind === 'revert') r.names.push(item.name);
+      } else if (item.kind === 'deleteAspect' || item.kind === 'revert' || item.kind === 'reproject') r.names.push(item.name);
       else r.all = true;
     }
   }
@@ -129,6 +134,8 @@ interface AspectState {
   cut: number;
   /** History versions to delete (a revert's survivor and the versions after it). */
   drop: number[];
+  /** The stored value's edges are to be rewritten (a restore), though the value stays. */
+  reprojected: boolean;
   changed: boolean;
   touched: boolean;
 }
@@ -164,6 +171,7 @@ function emptyAspect(name: string): AspectState {
     history: [],
     cut: 0,
     drop: [],
+    reprojected: false,
     changed: false,
     touched: false,
   };
@@ -255,7 +263,8 @@ function entityWrites(entities: Map<string, EntityState>): EntityWrite[] {
 }
 
 function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, name: string) => AspectState): ItemOutcome {
-  if (item.kind !== 'upsert' && item.marker) e.markers.push(item.marker);
+  if ((item.kind === 'deleteEntity' || item.kind === 'deleteAspect' || item.kind === 'revert') && item.marker) e.markers.push(item.marker);
+  if (item.kind === 'reproject') return applyReproject(item, e);
   if (item.kind === 'deleteEntity') {
     if (!e.exists) return { unchanged: false, rows: 0 };
     let rows = 0;
@@ -309,14 +318,26 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
     a.current = { value: projected.value, hash: projected.hash, parsed: projected.parsed, createdTime: item.now, createdActor: item.actor, fromStore: false };
     a.currentSystemMetadata = item.systemMetadata;
     a.versions++;
-    a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
-    a.columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
+    setEdges(a, projected);
     a.changed = true;
     a.touched = true;
     e.changed = true;
   }
   addDefaults(item, e, aspect);
   return { unchanged, rows: 0 };
+}
+
+function applyReproject(item: Extract<WriteItem, { kind: 'reproject' }>, e: EntityState): ItemOutcome {
+  const a = e.aspects.get(item.name);
+  if (!e.exists || !a?.current || !a.current.fromStore || a.current.hash !== item.expectedHash) return { unchanged: true, rows: 0 };
+  setEdges(a, item.projected);
+  a.reprojected = true;
+  return { unchanged: false, rows: 0 };
+}
+
+function setEdges(a: AspectState, projected: Projected): void {
+  a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
+  a.columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
 }
 
 function applyRevert(item: Extract<WriteItem, { kind: 'revert' }>, e: EntityState): ItemOutcome {
@@ -332,8 +353,7 @@ function applyRevert(item: Extract<WriteItem, { kind: 'revert' }>, e: EntityStat
   const { survivor } = item;
   a.current = { value: survivor.projected.value, hash: survivor.projected.hash, parsed: survivor.projected.parsed, createdTime: survivor.createdTime, createdActor: survivor.createdActor, fromStore: false };
   a.currentSystemMetadata = survivor.systemMetadata;
-  a.edges = new Map(survivor.projected.edges.map((edge) => [edgeKey(edge), edge]));
-  a.columnEdges = new Set((survivor.projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
+  setEdges(a, survivor.projected);
   a.drop = item.drop;
   a.top = survivor.version - 1;
   a.versions -= item.drop.length;
@@ -347,7 +367,9 @@ function addDefaults(item: Extract<WriteItem, { kind: 'upsert' }>, e: EntityStat
   for (const d of item.defaults) {
     const a = aspect(e, d.name);
     if (a.current) continue;
-    a.current = { ...d.value(), createdTime: item.now, createdActor: item.actor, fromStore: false };
+    const projected = d.value();
+    a.current = { value: projected.value, hash: projected.hash, parsed: projected.parsed, createdTime: item.now, createdActor: item.actor, fromStore: false };
+    setEdges(a, projected);
     a.currentSystemMetadata = item.systemMetadata;
     a.versions = 1;
     a.changed = true;
@@ -379,11 +401,11 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     if (e.wipeAll) plan.wipes.push({ urn: e.urn, names: null });
     else if (e.wipeNames.size > 0) plan.wipes.push({ urn: e.urn, names: [...e.wipeNames] });
     for (const a of e.aspects.values()) {
-      if (!a.touched) continue;
+      if (!a.touched && !a.reprojected) continue;
       const stored = a.stored && !e.wipeAll && !e.wipeNames.has(a.name);
       const storedEdges = stored ? a.storedEdges : new Set<string>();
       const copy = a.copy !== null && a.copy > a.cut ? a.copy : null;
-      plan.rows.push({
+      if (a.touched) plan.rows.push({
         urn: e.urn,
         name: a.name,
         copy,
@@ -396,7 +418,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
         systemMetadata: a.currentSystemMetadata ?? '{}',
         ...runOf(a.currentSystemMetadata ?? '{}', runs),
       });
-      if (!a.changed) continue;
+      if (!a.changed && !a.reprojected) continue;
       for (const k of storedEdges) {
         if (a.edges.has(k)) continue;
         const i = k.indexOf('|');
