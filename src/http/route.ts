@@ -31,7 +31,7 @@ export interface RouteDefinition {
    * A route with a scope always needs a token carrying it, unless `openByDefault` is set.
    */
   scope: Scope | 'none';
-  /** Needs no token unless AUTH_REQUIRED_EVERYWHERE is set (ingestion: the document shows it without a header). */
+  /** Needs no token unless tokens are required everywhere (ingestion: the document shows it without a header). */
   openByDefault?: boolean;
   pathParams?: Record<string, string>;
   /** Query parameters (all strings on the wire; lists accept `List(a,b)`, single or repeated values). */
