@@ -8,7 +8,10 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY schema ./schema
 COPY cypher ./cypher
+# Only bundled into the token command (finding the local stack's Neo4j when NEO4J_URI is unset); never run here.
+COPY stack ./stack
 # Compiled once here: running the TypeScript through tsx held 30 MB more at idle and formatted stacks through source maps.
+# Builds dist/main.js (the service) and dist/cli/token.js (`npm run token`'s equivalent: issue and revoke access tokens).
 RUN npm run build
 USER node
 EXPOSE 8080

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { authRequirement } from './auth/exposure';
 import { resolveTokenSecret } from './auth/secret';
 import { TokenAuthenticator } from './auth/token-authenticator';
 import { TokenSigner } from './auth/tokens';
@@ -186,7 +187,16 @@ export async function startService(config: Config, backends: BackendAddresses, l
   });
   const tokenSecret = resolveTokenSecret(config, ROOT_DIR);
   if (!config.TOKEN_SECRET && config.NEO4J_URI) logger.warn({ file: tokenSecret.source }, 'TOKEN_SECRET is not set; tokens are signed with the secret kept in this file');
-  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: config.AUTH_REQUIRED_EVERYWHERE });
+  const requirement = authRequirement(config);
+  if (requirement.reason === 'opted-out') {
+    logger.warn(
+      { HOST: config.HOST, AUTH_REQUIRED_EVERYWHERE: false },
+      `AUTH_REQUIRED_EVERYWHERE=false while listening on ${config.HOST}, not a loopback address: anyone who can reach the port can ingest, soft-delete and hard-delete any entity and read the whole catalog without a token`,
+    );
+  } else if (requirement.reason === 'exposed') {
+    logger.info({ HOST: config.HOST }, `Listening on ${config.HOST}, not a loopback address: every endpoint but /health, /config and the API documentation needs a token (AUTH_REQUIRED_EVERYWHERE=false opts out)`);
+  }
+  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: requirement.requiredEverywhere });
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));

@@ -23,7 +23,7 @@ export const MISSING_TOKEN_MESSAGE = "Missing access token: send the header 'Aut
 
 export interface AuthorizeOptions {
   /**
-   * The call needs no token unless the deployment sets AUTH_REQUIRED_EVERYWHERE (the interface document shows it without an
+   * The call needs no token unless tokens are required everywhere (the interface document shows it without an
    * Authorization header: ingestion, retrieval, search…). A token that is presented is still verified and scope-checked.
    */
   openByDefault?: boolean;

@@ -9,7 +9,7 @@ export interface RevocationList {
 }
 
 export interface TokenAuthenticatorOptions {
-  /** AUTH_REQUIRED_EVERYWHERE: endpoints open by default need a token too. */
+  /** Endpoints open by default need a token too (AUTH_REQUIRED_EVERYWHERE, or HOST beyond loopback: src/auth/exposure.ts). */
   requiredEverywhere: boolean;
 }
 

@@ -9,6 +9,7 @@ import { DomainError } from '../model/errors';
 import { Neo4jStore } from '../stores/graph/neo4j';
 import { TokenStore } from '../stores/graph/token-store';
 
+/** The project root, from src/cli/ under tsx and from dist/cli/ in the compiled build (`node dist/cli/token.js`). */
 const ROOT_DIR = join(__dirname, '..', '..');
 
 const USAGE = `Access tokens of the metadata service.
@@ -19,6 +20,9 @@ const USAGE = `Access tokens of the metadata service.
 
   npm run token -- revoke <token|jti>
       Revokes a token (by the token itself or its id) in Neo4j; the service refuses it from the next request on.
+
+Compiled (the Docker image): \`node dist/cli/token.js …\` with the same arguments, e.g.
+  docker compose exec metadata-service node dist/cli/token.js --actor urn:li:corpuser:admin --scopes admin
 
 The signing secret is TOKEN_SECRET, else the one kept in <STACK_DIR>/token-secret (what \`npm start\` uses).
 Revoking talks to NEO4J_URI, else to the local stack's Neo4j, which must be running.`;

@@ -67,7 +67,8 @@ export const configSchema = z.object({
   LINEAGE_FAN_OUT: positiveInt.default(1000),
   LINEAGE_RESULT_CAP: positiveInt.default(10000),
   LINEAGE_DEADLINE_MS: positiveInt.default(10000),
-  AUTH_REQUIRED_EVERYWHERE: booleanString.default('false'),
+  /** Unset: required whenever HOST is not a loopback address (src/auth/exposure.ts); `false` there is an explicit opt-out. */
+  AUTH_REQUIRED_EVERYWHERE: booleanString.optional(),
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   STACK_DIR: z.string().min(1).default('.stack'),
   STACK_NEO4J_PORT: port.optional(),

@@ -87,8 +87,8 @@ function authText(operation: OpenApiOperation): string {
   const scope = operation['x-required-scope'];
   if (operation['x-non-rpc'] && operation['x-token-optional']) return 'No token needed.';
   if (!operation['x-token-optional']) return `Bearer token with scope ${scope}.`;
-  if (scope === 'none') return 'No token needed by default; when AUTH_REQUIRED_EVERYWHERE is set, a bearer token with scope read.';
-  return `No token needed by default; a token that is sent, and every call when AUTH_REQUIRED_EVERYWHERE is set, needs scope ${scope}.`;
+  if (scope === 'none') return 'No token needed while the service listens on loopback only; where tokens are required everywhere (HOST beyond loopback, or AUTH_REQUIRED_EVERYWHERE=true), a bearer token with scope read.';
+  return `No token needed while the service listens on loopback only; a token that is sent, and every call where tokens are required everywhere (HOST beyond loopback, or AUTH_REQUIRED_EVERYWHERE=true), needs scope ${scope}.`;
 }
 
 function exampleRequest(basePath: string, method: string, key: string, operation: OpenApiOperation): string {

@@ -37,7 +37,7 @@ export interface OpenApiOperation {
   security: Array<Record<string, string[]>>;
   /** The scope a presented token must carry, or `none`. */
   'x-required-scope': Scope | 'none';
-  /** True when the route needs no token unless AUTH_REQUIRED_EVERYWHERE is set. */
+  /** True when the route needs no token unless tokens are required everywhere (src/auth/exposure.ts). */
   'x-token-optional': boolean;
   /** The koa method, path and action the router dispatches on (absent on non-RPC endpoints). */
   'x-rpc'?: { method: string; path: string; action?: string };
@@ -314,7 +314,8 @@ export function buildOpenApiDocument(definitions: RouteDefinition[]): OpenApiDoc
           bearerFormat: 'JWT',
           description:
             "Access token in 'Authorization: Bearer <token>' (issue one with `npm run token`). Scopes: read ⊂ write ⊂ admin. " +
-            'Endpoints whose security lists an empty alternative need no token unless AUTH_REQUIRED_EVERYWHERE is set; ' +
+            'Endpoints whose security lists an empty alternative need no token unless tokens are required everywhere: ' +
+            'AUTH_REQUIRED_EVERYWHERE=true, or unset while the service listens beyond loopback (HOST=0.0.0.0, a network address); ' +
             'a token that is sent is always verified and must carry the listed scope.',
         },
       },

@@ -33,7 +33,7 @@ export interface RouteDefinition {
   scope: Scope | 'none';
   /** Writes or deletes although its scope is `read` or `none` (e.g. only with some parameters). */
   writes?: boolean;
-  /** Needs no token unless AUTH_REQUIRED_EVERYWHERE is set (ingestion: the document shows it without a header). */
+  /** Needs no token unless tokens are required everywhere (ingestion: the document shows it without a header). */
   openByDefault?: boolean;
   pathParams?: Record<string, string>;
   /** Query parameters (all strings on the wire; lists accept `List(a,b)`, single or repeated values). */

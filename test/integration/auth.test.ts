@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pino, { type Logger } from 'pino';
 import type { Scope } from '../../src/auth';
 import { TokenStore } from '../../src/stores/graph/token-store';
 import { proposal } from '../support/samples';
@@ -19,12 +21,58 @@ interface Target {
   unchanged?(svc: TestService): Promise<void>;
   /** Set while the endpoint (another issue's work) is missing: the whole matrix is pending. */
   pending?: string;
-  /** Set while the endpoint exists but does not check its computed scope yet: the 403 case is pending. */
-  forbiddenPending?: string;
 }
+
+/** A logger that keeps every line, parsed, so tests can read what the service logged at start. */
+function capturingLogger(): { logger: Logger; lines: Array<{ level: number; msg: string }> } {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+/** One operation of the served OpenAPI document, which is built from the same route definitions as the router. */
+interface DocumentedCall {
+  name: string;
+  method: string;
+  /** Path parameters filled in, `?action=` appended. */
+  url: string;
+  scope: Scope | 'none';
+  /** Needs no token unless tokens are required everywhere (`x-token-optional`). */
+  tokenOptional: boolean;
+  /** False only for what never needs a token: /health, /config and the API documentation. */
+  acceptsToken: boolean;
+}
+
+const MATRIX_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,auth_matrix_never_written,PROD)';
+
+async function documentedCalls(s: TestService): Promise<DocumentedCall[]> {
+  const doc = (await s.call('GET', '/rpc/openapi.json')).body as { paths: Record<string, Record<string, any>> };
+  return Object.entries(doc.paths).flatMap(([key, item]) =>
+    Object.entries(item).map(([verb, op]) => {
+      const rpc = op['x-rpc'] as { path: string; action?: string } | undefined;
+      const url = rpc ? rpc.path.replace(/:\w+/g, enc(MATRIX_URN)) + (rpc.action ? `?action=${rpc.action}` : '') : key;
+      return {
+        name: `${verb.toUpperCase()} ${url}`,
+        method: verb.toUpperCase(),
+        url,
+        scope: op['x-required-scope'],
+        tokenOptional: op['x-token-optional'] === true,
+        acceptsToken: (op.security as Array<Record<string, string[]>>).some((alternative) => Object.keys(alternative).length > 0),
+      };
+    }),
+  );
+}
+
+/** Every call that writes or deletes, or administers: the routes whose token needs write or admin. */
+const writesOrAdministers = (calls: DocumentedCall[]) => calls.filter((c) => c.scope === 'write' || c.scope === 'admin');
+
+/** Sends a documented call with an empty body (a refused call must be refused before its input is read). */
+const send = (s: TestService, c: DocumentedCall, headers: Record<string, string> = {}) => s.call(c.method, c.url, c.method === 'GET' ? undefined : {}, headers);
 
 describe('access tokens', () => {
   let svc: TestService;
+  /** Listens on 0.0.0.0 with AUTH_REQUIRED_EVERYWHERE unset. */
+  let exposed: TestService;
   let tokens: TokenStore;
   const created: string[] = [];
   const revokedJtis: string[] = [];
@@ -40,14 +88,19 @@ describe('access tokens', () => {
   const token = async (scopes: Scope[], extra: { actor?: string; ttlSeconds?: number; now?: number; secret?: string } = {}) =>
     (await mintToken({ scopes, ...extra })).token;
 
+  const loopbackLog = capturingLogger();
+  const exposedLog = capturingLogger();
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startTestService({}, 'opensearch', loopbackLog.logger);
+    // Peers reach its cache endpoint through loopback too (by default they would use the machine's host name).
+    exposed = await startTestService({ HOST: '0.0.0.0', CACHE_PEER_HOST: '127.0.0.1' }, 'opensearch', exposedLog.logger);
     tokens = new TokenStore(svc.graph);
   });
   afterAll(async () => {
     for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
     // The revocations these tests made (the service itself never forgets one before the token expires).
     await svc.graph.write('test.cleanup', (tx) => tx.run('MATCH (t:RevokedToken) WHERE t.jti IN $jtis DELETE t', { jtis: revokedJtis }));
+    await exposed?.close();
     await svc.close();
   });
 
@@ -81,7 +134,6 @@ describe('access tokens', () => {
       needs: 'write',
       tooWeak: 'read',
       call: (s, headers) => s.call('POST', '/test?action=evaluate', { urn: testTarget, push: true }, headers),
-      forbiddenPending: "src/http/routes/tests.ts does not call requireScope(principal, 'write') for push yet",
       async unchanged(s) {
         const stored = await s.call('GET', `/entitiesV2/${enc(testTarget)}?aspects=List(testResults)`);
         expect(stored.body.aspects.testResults).toBeUndefined();
@@ -125,8 +177,7 @@ describe('access tokens', () => {
       await expect401(bearer(revoked), new RegExp(`Access token ${claims.jti} has been revoked`));
     });
 
-    if (target.forbiddenPending) it.todo(`refuses a token without the scope (403) — PENDING: ${target.forbiddenPending}`);
-    else it('refuses a token without the scope (403)', async () => {
+    it('refuses a token without the scope (403)', async () => {
       const res = await target.call(svc, bearer(await token([target.tooWeak])));
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ status: 403, message: expect.stringContaining(`lacks scope '${target.needs}'`), exceptionClass: 'ForbiddenError' });
@@ -193,6 +244,44 @@ describe('access tokens', () => {
     expect(res.body.exceptionClass).toBe('UnauthorizedError');
   });
 
+  it('on loopback (the default HOST) keeps the open endpoints open and warns about nothing', async () => {
+    expect(svc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(loopbackLog.lines.filter((l) => l.level >= 40 || /AUTH_REQUIRED_EVERYWHERE|loopback/.test(l.msg))).toEqual([]);
+    const urn = datasetUrn();
+    created.push(urn);
+    expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: false }))).status).toBe(200);
+    expect((await svc.call('POST', '/entities?action=delete', { urn })).status).toBe(200);
+  });
+
+  it('every route that writes, deletes or administers refuses a weaker token (403), and a call without one unless open by default', async () => {
+    const writers = writesOrAdministers(await documentedCalls(svc));
+    expect(writers.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        'POST /aspects?action=ingestProposal',
+        'POST /aspects?action=ingestProposalBatch',
+        'POST /entities?action=ingest',
+        'POST /entities?action=delete',
+        'POST /operations?action=truncateTimeseriesAspect',
+        'POST /operations?action=restoreIndices',
+      ]),
+    );
+    const read = bearer(await token(['read']));
+    const write = bearer(await token(['write']));
+    const mismatches: string[] = [];
+    for (const c of writers) {
+      if (!c.tokenOptional) {
+        const anonymous = await send(svc, c);
+        if (anonymous.status !== 401) mismatches.push(`${c.name} without a token: ${anonymous.status}`);
+      }
+      for (const [held, headers] of [['read', read], ['write', write]] as const) {
+        if (held === c.scope || (held === 'write' && c.scope !== 'admin')) continue;
+        const weak = await send(svc, c, headers);
+        if (weak.status !== 403 || !String(weak.body?.message).includes(`lacks scope '${c.scope}'`)) mismatches.push(`${c.name} with a ${held} token: ${weak.status} ${weak.body?.message}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
   describe('with AUTH_REQUIRED_EVERYWHERE', () => {
     let strict: TestService;
     beforeAll(async () => {
@@ -219,7 +308,139 @@ describe('access tokens', () => {
     });
   });
 
-  describe('the token command', () => {
+  describe('a service listening beyond loopback (HOST=0.0.0.0, AUTH_REQUIRED_EVERYWHERE unset)', () => {
+    const log = exposedLog;
+    let read: Record<string, string>;
+    let write: Record<string, string>;
+    beforeAll(async () => {
+      read = bearer(await token(['read']));
+      write = bearer(await token(['write']));
+    });
+
+    it('listens on all addresses and says at start that tokens are required', () => {
+      expect(exposed.server.address()).toMatchObject({ address: '0.0.0.0' });
+      expect(log.lines).toContainEqual(expect.objectContaining({ level: 30, msg: expect.stringMatching(/^Listening on 0\.0\.0\.0, not a loopback address: every endpoint but \/health, \/config/) }));
+      expect(log.lines.filter((l) => l.level >= 40)).toEqual([]);
+    });
+
+    it('refuses anonymous writes, soft and hard deletes with 401, and the entity is unchanged', async () => {
+      const urn = datasetUrn();
+      created.push(urn);
+      for (const [aspect, value] of [['datasetProperties', { description: 'before', customProperties: {} }], ['status', { removed: false }]] as const) {
+        expect((await exposed.call('POST', '/aspects?action=ingestProposal', proposal(urn, aspect, value), write)).status).toBe(200);
+      }
+      const entity = async () => {
+        const res = await exposed.call('GET', `/entitiesV2/${enc(urn)}`, undefined, read);
+        expect(res.status).toBe(200);
+        return res.body;
+      };
+      const before = await entity();
+      expect(before.aspects.datasetProperties.value.description).toBe('before');
+
+      const attempts: Array<[string, string, unknown]> = [
+        ['ingestProposal', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', { description: 'anonymous', customProperties: {} })],
+        ['soft delete (status.removed)', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: true })],
+        ['aspect delete (changeType DELETE)', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', null, 'DELETE')],
+        ['ingestProposalBatch', '/aspects?action=ingestProposalBatch', { proposals: [proposal(urn, 'status', { removed: true }).proposal] }],
+        [
+          'legacy snapshot ingest',
+          '/entities?action=ingest',
+          { entity: { value: { 'com.linkedin.metadata.snapshot.DatasetSnapshot': { urn, aspects: [{ 'com.linkedin.common.Status': { removed: true } }] } } } },
+        ],
+        ['hard delete', '/entities?action=delete', { urn }],
+        ['hard delete under /gms', '/gms/entities?action=delete', { urn }],
+        ['GraphQL mutation', '/api/graphql', { query: UPDATE, variables: { input: { urn, deprecated: true } } }],
+        ['metadata-test push', '/test?action=evaluate', { urn, push: true }],
+      ];
+      for (const [name, path, body] of attempts) {
+        const res = await exposed.call('POST', path, body);
+        expect({ name, status: res.status, body: res.body }).toEqual({
+          name,
+          status: 401,
+          body: { status: 401, message: expect.stringMatching(/^Missing access token/), exceptionClass: 'UnauthorizedError' },
+        });
+      }
+      expect(await entity()).toEqual(before);
+    });
+
+    it('refuses anonymous reads and searches with 401, serves them to a read token', async () => {
+      const urn = datasetUrn();
+      created.push(urn);
+      expect((await exposed.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: false }), write)).status).toBe(200);
+      const reads: Array<[string, string, unknown?]> = [
+        ['GET', `/entitiesV2/${enc(urn)}`],
+        ['GET', `/gms/entitiesV2/${enc(urn)}`],
+        ['GET', `/aspects/${enc(urn)}?aspect=status&version=0`],
+        ['GET', `/relationships?urn=${enc(urn)}&relationshipTypes=List(OwnedBy)&direction=OUTGOING`],
+        ['POST', '/entities?action=search', { input: '*', entity: 'dataset', start: 0, count: 1 }],
+      ];
+      for (const [method, path, body] of reads) {
+        expect({ path, status: (await exposed.call(method, path, body)).status }).toEqual({ path, status: 401 });
+        expect({ path, status: (await exposed.call(method, path, body, read)).status }).toEqual({ path, status: 200 });
+      }
+    });
+
+    it('every operation that accepts a token needs one (the list comes from the route definitions)', async () => {
+      const calls = await documentedCalls(exposed);
+      const protectedCalls = calls.filter((c) => c.acceptsToken);
+      expect(protectedCalls.length).toBeGreaterThan(15);
+      expect(calls.filter((c) => !c.acceptsToken).map((c) => c.name).sort()).toEqual(['GET /config', 'GET /health', 'GET /rpc/docs', 'GET /rpc/openapi.json']);
+      const mismatches: string[] = [];
+      for (const c of protectedCalls) {
+        const res = await send(exposed, c);
+        if (res.status !== 401 || !/^Missing access token/.test(String(res.body?.message))) mismatches.push(`${c.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
+      for (const c of writesOrAdministers(calls)) {
+        const res = await send(exposed, c, read);
+        if (res.status !== 403) mismatches.push(`${c.name} with a read token: ${res.status}`);
+      }
+      expect(mismatches).toEqual([]);
+    });
+
+    it('accepts a write token for ingestion and deletes, and keeps /health, /config and the documentation open', async () => {
+      const urn = datasetUrn();
+      created.push(urn);
+      expect((await exposed.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: false }), write)).status).toBe(200);
+      expect((await exposed.call('POST', '/entities?action=delete', { urn }, write)).body).toMatchObject({ value: { urn } });
+      expect((await exposed.call('GET', `/aspects/${enc(urn)}?aspect=datasetKey&version=0`, undefined, read)).status).toBe(404);
+      for (const path of ['/health', '/config', '/gms/config', '/rpc/openapi.json', '/rpc/docs']) expect({ path, status: (await exposed.call('GET', path)).status }).toEqual({ path, status: 200 });
+    });
+  });
+
+  describe('AUTH_REQUIRED_EVERYWHERE=false on HOST=0.0.0.0 (the explicit opt-out)', () => {
+    const log = capturingLogger();
+    let optedOut: TestService;
+    beforeAll(async () => {
+      optedOut = await startTestService({ HOST: '0.0.0.0', CACHE_PEER_HOST: '127.0.0.1', AUTH_REQUIRED_EVERYWHERE: 'false' }, 'opensearch', log.logger);
+    });
+    afterAll(async () => optedOut?.close());
+
+    it('warns at start that anyone who reaches the port may write, delete and read without a token', () => {
+      const warnings = log.lines.filter((l) => l.level === 40);
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          HOST: '0.0.0.0',
+          AUTH_REQUIRED_EVERYWHERE: false,
+          msg: expect.stringMatching(/^AUTH_REQUIRED_EVERYWHERE=false while listening on 0\.0\.0\.0, not a loopback address: anyone .* hard-delete any entity/),
+        }),
+      ]);
+    });
+
+    it('serves anonymous ingestion, reads and deletes as on loopback; GraphQL and operations still need a token', async () => {
+      const urn = datasetUrn();
+      created.push(urn);
+      expect((await optedOut.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: false }))).status).toBe(200);
+      expect((await optedOut.call('GET', `/entitiesV2/${enc(urn)}`)).status).toBe(200);
+      expect((await optedOut.call('POST', '/entities?action=delete', { urn })).status).toBe(200);
+      expect((await optedOut.call('POST', '/api/graphql', { query: QUERY, variables: { urn } })).status).toBe(401);
+      expect((await optedOut.call('POST', '/operations?action=getIndexSizes', {})).status).toBe(401);
+    });
+  });
+
+  describe.each([
+    ['npm run token (src/cli/token.ts through tsx)', 'source'],
+    ['the compiled node dist/cli/token.js, as in the Docker image', 'compiled'],
+  ] as const)('the token command: %s', (_name, variant) => {
     const run = promisify(execFile);
     const root = join(__dirname, '..', '..');
     const env = {
@@ -227,20 +448,29 @@ describe('access tokens', () => {
       TOKEN_SECRET: TEST_TOKEN_SECRET,
       NEO4J_URI: process.env.TEST_NEO4J_URI,
       SEARCH_URL: engineUrl('opensearch'),
+      ...(variant === 'compiled' ? { NODE_ENV: 'production' } : {}),
     };
-    const tokenCommand = (...args: string[]) => run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/token.ts'), ...args], { cwd: root, env });
+    // The compiled command runs from another directory: it finds cypher/ from its own location, as in the image.
+    const tokenCommand = (...args: string[]) =>
+      variant === 'compiled'
+        ? run(process.execPath, [join(root, 'dist/cli/token.js'), ...args], { cwd: tmpdir(), env })
+        : run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/cli/token.ts'), ...args], { cwd: root, env });
 
-    it('issues a token the service accepts, and revokes it', async () => {
+    it('issues the first admin token of an exposed deployment, which the service accepts everywhere, and revokes it', async () => {
       const actor = `urn:li:corpuser:${uniqueId('cli')}`;
-      const issued = await tokenCommand('--actor', actor, '--scopes', 'read,write', '--ttl', '30d');
+      const issued = await tokenCommand('--actor', actor, '--scopes', 'admin', '--ttl', '30d');
       const cliToken = issued.stdout.trim();
       expect(issued.stderr).toMatch(/^jti [0-9a-f-]{36}$/m);
+      expect(issued.stderr).toMatch(/^scopes admin$/m);
 
-      const urn = await createDataset();
-      const call = () => svc.call('POST', '/api/graphql', { query: UPDATE, variables: { input: { urn, deprecated: true } } }, bearer(cliToken));
+      const urn = datasetUrn();
+      created.push(urn);
+      expect((await exposed.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed: false }), bearer(cliToken))).status).toBe(200);
+      const call = () => exposed.call('POST', '/api/graphql', { query: UPDATE, variables: { input: { urn, deprecated: true } } }, bearer(cliToken));
       expect((await call()).body).toEqual({ data: { updateDeprecation: true }, extensions: {} });
-      const stored = await svc.call('GET', `/entitiesV2/${enc(urn)}?aspects=List(deprecation)`);
+      const stored = await exposed.call('GET', `/entitiesV2/${enc(urn)}?aspects=List(deprecation)`, undefined, bearer(cliToken));
       expect(stored.body.aspects.deprecation.created.actor).toBe(actor);
+      expect((await exposed.call('POST', '/operations?action=getIndexSizes', {}, bearer(cliToken))).status).toBe(200);
 
       revokedJtis.push(/^jti (\S+)$/m.exec(issued.stderr)![1]);
       const revoked = await tokenCommand('revoke', cliToken);

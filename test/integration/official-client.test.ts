@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * The official DataHub Python client (acryl-datahub, pinned in test/python/requirements.txt) and its `datahub` CLI,
@@ -218,6 +218,97 @@ describe('official DataHub Python client, unchanged', () => {
         const res = await overloaded.call('GET', `/aspects/${enc(urn)}?aspect=datasetProperties&version=0`);
         expect(res.status).toBe(200);
       }
+    }, PROCESS_TIMEOUT_MS);
+  });
+
+  describe('against a service that requires tokens (HOST=0.0.0.0, AUTH_REQUIRED_EVERYWHERE unset)', () => {
+    let exposed: TestService;
+    let token: string;
+    let read: Record<string, string>;
+    const actor = `urn:li:corpuser:${uniqueId('client')}`;
+    const toDelete: string[] = [];
+
+    /** As clientEnv, against the exposed service; DATAHUB_GMS_TOKEN only when given. */
+    const exposedEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ ...clientEnv(), DATAHUB_GMS_URL: exposed.url, ...extra });
+    const aspectOf = async (urn: string, aspect: string) => exposed.call('GET', `/aspects/${enc(urn)}?aspect=${aspect}&version=0`, undefined, read);
+    /** The latest datasetProperties with its audit stamp: written by the token's actor. */
+    const properties = async (urn: string) => (await exposed.call('GET', `/entitiesV2/${enc(urn)}?aspects=List(datasetProperties)`, undefined, read)).body.aspects.datasetProperties;
+
+    beforeAll(async () => {
+      exposed = await startTestService({ HOST: '0.0.0.0', CACHE_PEER_HOST: '127.0.0.1' });
+      token = (await mintToken({ actor, scopes: ['write'] })).token;
+      read = bearer((await mintToken({ scopes: ['read'] })).token);
+    });
+    afterAll(async () => {
+      const admin = bearer((await mintToken({ scopes: ['admin'] })).token);
+      for (const urn of toDelete) await exposed.call('POST', '/entities?action=delete', { urn }, admin);
+      await exposed?.close();
+    });
+
+    it('the REST emitter and graph client with token= write, read and delete; without a token both are refused', async () => {
+      const run = await runProcess(join(venv, 'bin', 'python'), [join(PYTHON_DIR, 'token_check.py'), exposed.url, token, uniqueId('tok')], exposedEnv());
+      const checks = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Check);
+      const urns = (checks.find((c) => c.check === 'plan')?.urns ?? {}) as Record<string, string>;
+      toDelete.push(...Object.values(urns));
+      expect(checks.filter((c) => !c.ok)).toEqual([]);
+      expect(checks.map((c) => c.check)).toEqual([
+        'plan',
+        'emitter(no token).emit_mcp refused',
+        'emitter(token=).emit_mcp',
+        'graph(token=).get_aspect',
+        'graph(no token).get_aspect refused',
+        'graph(no token).delete_entity refused',
+        'graph(token=).delete_entity',
+      ]);
+      expect(run.code).toBe(0);
+      expect(await properties(urns.emitted)).toMatchObject({ value: { description: 'emitted with token=' }, created: { actor } });
+      expect((await aspectOf(urns.anonymous, 'datasetKey')).status).toBe(404);
+      expect((await aspectOf(urns.deleted, 'datasetKey')).status).toBe(404);
+    }, PROCESS_TIMEOUT_MS);
+
+    it('datahub ingest of a file source writes with DATAHUB_GMS_TOKEN, and fails writing nothing without it', async () => {
+      const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,ingest_${uniqueId()}.orders,PROD)`;
+      toDelete.push(urn);
+      const file = join(home, `mcps-${uniqueId()}.json`);
+      await writeFile(file, JSON.stringify([{ entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName: 'datasetProperties', aspect: { json: { description: 'from datahub ingest' } } }]));
+      const recipe = join(home, `recipe-${uniqueId()}.yml`);
+      // The run reports itself as the dataHubExecutionRequest of its run_id, deleted afterwards too.
+      const runId = uniqueId('token-ingest');
+      toDelete.push(`urn:li:dataHubExecutionRequest:${runId}`);
+      // No sink: the CLI's default datahub-rest sink takes its server and token from the environment.
+      await writeFile(recipe, `run_id: ${runId}\nsource:\n  type: file\n  config:\n    path: ${file}\n`);
+
+      const anonymous = await runProcess(join(venv, 'bin', 'datahub'), ['ingest', '-c', recipe], exposedEnv());
+      expect(anonymous.code).not.toBe(0);
+      expect(`${anonymous.stdout}${anonymous.stderr}`).toContain('Missing access token');
+      expect((await aspectOf(urn, 'datasetKey')).status).toBe(404);
+
+      const ingest = await runProcess(join(venv, 'bin', 'datahub'), ['ingest', '-c', recipe], exposedEnv({ DATAHUB_GMS_TOKEN: token }));
+      expect({ code: ingest.code, output: ingest.code === 0 ? '' : `${ingest.stdout}\n${ingest.stderr}`.slice(-4000) }).toEqual({ code: 0, output: '' });
+      expect(ingest.stdout).toContain('Pipeline finished successfully');
+      expect(await properties(urn)).toMatchObject({ value: { description: 'from datahub ingest' }, created: { actor } });
+    }, PROCESS_TIMEOUT_MS);
+
+    it('datahub init --host --token stores the token, and later commands send it', async () => {
+      const initHome = join(home, uniqueId('init'));
+      await mkdir(initHome);
+      // Configured by ~/.datahubenv alone: no server or token in the environment.
+      const env: NodeJS.ProcessEnv = { ...exposedEnv({ HOME: initHome }) };
+      delete env.DATAHUB_GMS_URL;
+      delete env.DATAHUB_SKIP_CONFIG;
+      const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,init_${uniqueId()}.orders,PROD)`;
+      toDelete.push(urn);
+      const init = await runProcess(join(venv, 'bin', 'datahub'), ['init', '--host', exposed.url, '--token', token, '--force'], env);
+      expect({ code: init.code, stderr: init.code === 0 ? '' : init.stderr }).toEqual({ code: 0, stderr: '' });
+      const file = join(home, `status-${uniqueId()}.json`);
+      await writeFile(file, JSON.stringify({ removed: false }));
+      const put = await runProcess(join(venv, 'bin', 'datahub'), ['put', '--urn', urn, '--aspect', 'status', '-d', file], env);
+      expect({ code: put.code, stderr: put.code === 0 ? '' : put.stderr }).toEqual({ code: 0, stderr: '' });
+      const get = await runProcess(join(venv, 'bin', 'datahub'), ['get', '--urn', urn, '--aspect', 'status'], env);
+      expect(JSON.parse(get.stdout)).toEqual({ status: { removed: false } });
     }, PROCESS_TIMEOUT_MS);
   });
 });

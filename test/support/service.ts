@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { Scope } from '../../src/auth';
 import { TokenSigner } from '../../src/auth/tokens';
 import { loadConfig } from '../../src/config';
@@ -19,8 +20,11 @@ export function engineUrl(engine: EngineName): string {
   return url;
 }
 
-/** Starts the service in-process on a free port against the test stack. */
-export async function startTestService(env: Record<string, string> = {}, engine: EngineName = 'opensearch'): Promise<TestService> {
+/**
+ * Starts the service in-process on a free port against the test stack. `url` (and `call`) reach a service listening on
+ * a wildcard address (HOST=0.0.0.0 or ::) through loopback. `logger` replaces the one built from LOG_LEVEL.
+ */
+export async function startTestService(env: Record<string, string> = {}, engine: EngineName = 'opensearch', logger?: Logger): Promise<TestService> {
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -30,10 +34,12 @@ export async function startTestService(env: Record<string, string> = {}, engine:
     TOKEN_SECRET: TEST_TOKEN_SECRET,
     ...env,
   });
-  const service = await startService(config, { neo4jUri: config.NEO4J_URI!, searchUrl: config.SEARCH_URL!, searchEngine: engine }, createLogger(config.LOG_LEVEL));
+  const service = await startService(config, { neo4jUri: config.NEO4J_URI!, searchUrl: config.SEARCH_URL!, searchEngine: engine }, logger ?? createLogger(config.LOG_LEVEL));
+  const url = service.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
   return Object.assign(service, {
+    url,
     async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const response = await fetch(`${service.url}${path}`, {
+      const response = await fetch(`${url}${path}`, {
         method,
         headers: { 'content-type': 'application/json', ...headers },
         body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
