@@ -48,7 +48,7 @@ export interface RollbackRequest {
 /** Aspects another run's write to an entity does not make unsafe to delete with it (as in DataHub). */
 const STATUS_ASPECT = 'status';
 /** Entities per page of a rollback: each page is read, planned and committed on its own, so a rollback can resume. */
-const ENTITIES_PER_PAGE = 200;
+const ENTITIES_PER_PAGE = 500;
 /** Write items per transaction. */
 const ITEMS_PER_UNIT = 500;
 const SUMMARY_ROWS = 100;
@@ -121,12 +121,17 @@ export class RunService {
       aspectRowSummaries: [],
       timeseriesRowsDeleted: 0,
     };
-    let after = '';
-    for (;;) {
+    // The next page is read and planned while this one is written (their entities are disjoint: urn order).
+    const plan = async (after: string) => {
       const page = await this.store.entities(runId, after, ENTITIES_PER_PAGE);
-      if (page.length === 0) break;
-      after = page[page.length - 1].urn;
-      const items = await this.planPage(runId, page, safe, response);
+      return { last: page.at(-1)?.urn ?? null, items: await this.planPage(runId, page, safe, response) };
+    };
+    let next = plan('');
+    for (;;) {
+      const { last, items } = await next;
+      if (last === null) break;
+      next = plan(last);
+      next.catch(() => undefined); // a failure surfaces when awaited
       if (dryRun) continue;
       for (let i = 0; i < items.length; i += ITEMS_PER_UNIT) await this.ingestion.submit(items.slice(i, i + ITEMS_PER_UNIT));
     }
