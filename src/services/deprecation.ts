@@ -113,16 +113,14 @@ export class DeprecationService {
     return target;
   }
 
-  /** One proposal per entity, all in one ingestion batch. A `replacement` already recorded is kept. */
+  /** One write per entity, all in one transaction; each keeps the `replacement` its stored value records. */
   private async write(urns: string[], change: DeprecationChange, principal: Principal): Promise<void> {
-    const current = await this.store.latestMany(urns, [ASPECT]);
-    const proposals = urns.map((urn) => {
-      const previous = current.get(urn)?.aspects.get(ASPECT);
+    const deprecation = (previous: Record<string, unknown> | null): Record<string, unknown> => {
       const value: Record<string, unknown> = { deprecated: change.deprecated, note: change.note ?? '', actor: principal.actor };
       if (change.decommissionTime !== undefined && change.decommissionTime !== null) value.decommissionTime = change.decommissionTime;
       if (typeof previous?.replacement === 'string') value.replacement = previous.replacement;
-      return { entityUrn: urn, changeType: 'UPSERT', aspectName: ASPECT, aspect: { value: JSON.stringify(value), contentType: 'application/json' } };
-    });
-    await this.ingestion.ingestProposalBatch(proposals, principal);
+      return value;
+    };
+    await this.ingestion.transformAspects(urns.map((urn) => ({ urn, aspectName: ASPECT, transform: deprecation })), principal);
   }
 }

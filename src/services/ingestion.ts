@@ -55,6 +55,9 @@ export interface IngestionOptions {
 }
 
 /** Writes that can remove what search shows: each gets a pending-delete marker. */
+/** A new value computed from the stored one (null: none stored); returning null leaves the aspect unchanged. */
+export type AspectTransform = (current: Record<string, unknown> | null) => Record<string, unknown> | null;
+
 type DeleteItem = Extract<WriteItem, { kind: 'deleteEntity' | 'deleteAspect' | 'revert' }>;
 
 type UpsertItem = Extract<WriteItem, { kind: 'upsert' }>;
@@ -366,19 +369,37 @@ export class IngestionService {
   async patchAspect(
     rawUrn: string,
     aspectName: string,
-    transform: (current: Record<string, unknown> | null) => Record<string, unknown> | null,
+    transform: AspectTransform,
     principal: Principal,
     systemMetadataRaw?: unknown,
   ): Promise<{ unchanged: boolean }> {
+    const [outcome] = await this.transformAspects([{ urn: rawUrn, aspectName, transform }], principal, systemMetadataRaw);
+    return outcome;
+  }
+
+  /**
+   * Read-modify-writes of several aspects as one transaction: each transform sees the value as its entity's lock left
+   * it, so no write committed between a caller's read and this write is lost (services that derive a value from the
+   * stored one use this, never a read followed by an UPSERT).
+   */
+  async transformAspects(
+    changes: { urn: string; aspectName: string; transform: AspectTransform }[],
+    principal: Principal,
+    systemMetadataRaw?: unknown,
+  ): Promise<{ unchanged: boolean }[]> {
     const now = this.now();
-    const { urn, entity } = this.registry.parseEntityUrn(rawUrn, 'entityUrn');
-    const aspect = this.registry.aspectFor(entity, aspectName);
-    if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
-    if (aspect.name === entity.keyAspect) throw new InvalidInputError(`Key aspect '${aspect.name}' cannot be patched`);
-    const item = this.patchItem(urn, entity, aspect, transform, principal, now, normalizeSystemMetadata(systemMetadataRaw, now));
-    const [outcome] = await this.writer.submit([item]);
+    const systemMetadata = normalizeSystemMetadata(systemMetadataRaw, now);
+    const items = changes.map(({ urn: rawUrn, aspectName, transform }) => {
+      const { urn, entity } = this.registry.parseEntityUrn(rawUrn, 'entityUrn');
+      const aspect = this.registry.aspectFor(entity, aspectName);
+      if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
+      if (aspect.name === entity.keyAspect) throw new InvalidInputError(`Key aspect '${aspect.name}' cannot be patched`);
+      return this.patchItem(urn, entity, aspect, transform, principal, now, systemMetadata);
+    });
+    if (items.length === 0) return [];
+    const outcomes = await this.writer.submit(items);
     this.options.onCommitted?.();
-    return { unchanged: outcome.unchanged };
+    return outcomes.map((o) => ({ unchanged: o.unchanged }));
   }
 
   /** One pending-delete marker per entity a request deletes from, written before the request's writes are queued. */

@@ -74,7 +74,6 @@ export class TestService {
 
     const definitions = await this.definitions(testUrns);
     const needed = new Set([entity.keyAspect, ...definitions.flatMap((d) => d.definition.aspects)]);
-    if (merge) needed.add(RESULTS_ASPECT);
     const stored = (await this.aspects.latestMany([urn.raw], [...needed])).get(urn.raw);
     if (!stored) throw new NotFoundError(`Entity ${urn.raw} does not exist`);
 
@@ -88,17 +87,9 @@ export class TestService {
 
     if (request.push && (!merge || definitions.length > 0)) {
       const evaluated = new Set(definitions.map((d) => d.urn));
-      const recorded = merge ? mergeResults(stored.aspects.get(RESULTS_ASPECT), evaluated, results) : results;
-      await this.ingestion.ingestProposal(
-        {
-          entityType: entity.name,
-          entityUrn: urn.raw,
-          changeType: 'UPSERT',
-          aspectName: RESULTS_ASPECT,
-          aspect: { value: JSON.stringify(recorded), contentType: 'application/json' },
-        },
-        principal,
-      );
+      // Merged with the results stored when the entity is locked: a concurrent push of other tests is kept.
+      const record = (stored: Record<string, unknown> | null) => (merge ? mergeResults(stored, evaluated, results) : results) as unknown as Record<string, unknown>;
+      await this.ingestion.patchAspect(urn.raw, RESULTS_ASPECT, record, principal);
     }
     return results;
   }
