@@ -19,6 +19,9 @@ import { searchRoutes } from './http/routes/search';
 import { testRoutes } from './http/routes/tests';
 import { operationsRoutes } from './http/routes/operations';
 import { timeseriesRoutes } from './http/routes/timeseries';
+import { referencesRoutes } from './http/routes/references';
+import { ReferencesService } from './services/references';
+import { ReferenceStore } from './stores/graph/reference-store';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
@@ -161,6 +164,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
+  const references = new ReferencesService(registry, new ReferenceStore(graph), ingestion);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
   const lineage = new LineageService(registry, new LineageStore(graph, registry.lineageRelationships()), {
@@ -182,7 +186,8 @@ export async function startService(config: Config, backends: BackendAddresses, l
     health,
     auth,
     beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
-    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations)],
+    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations),
+      ...referencesRoutes(references)],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },
