@@ -22,6 +22,9 @@ import { timeseriesRoutes } from './http/routes/timeseries';
 import { referencesRoutes } from './http/routes/references';
 import { ReferencesService } from './services/references';
 import { ReferenceStore } from './stores/graph/reference-store';
+import { catalogRoutes } from './http/routes/catalog';
+import { CatalogService } from './services/catalog';
+import { ListingStore } from './stores/graph/listing-store';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
@@ -165,6 +168,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
   const references = new ReferencesService(registry, new ReferenceStore(graph), ingestion);
+  const catalog = new CatalogService(registry, new ListingStore(graph));
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
   const lineage = new LineageService(registry, new LineageStore(graph, registry.lineageRelationships()), {
@@ -187,7 +191,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     auth,
     beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
     routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations),
-      ...referencesRoutes(references)],
+      ...referencesRoutes(references), ...catalogRoutes(catalog)],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },
