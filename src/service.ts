@@ -25,6 +25,8 @@ import { ReferenceStore } from './stores/graph/reference-store';
 import { catalogRoutes } from './http/routes/catalog';
 import { CatalogService } from './services/catalog';
 import { ListingStore } from './stores/graph/listing-store';
+import { usageRoutes } from './http/routes/usage';
+import { UsageService } from './services/usage';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
@@ -169,6 +171,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
   const references = new ReferencesService(registry, new ReferenceStore(graph), ingestion);
   const catalog = new CatalogService(registry, new ListingStore(graph));
+  const usage = new UsageService(registry, ingestion, timeseries);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
   const lineage = new LineageService(registry, new LineageStore(graph, registry.lineageRelationships()), {
@@ -191,7 +194,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     auth,
     beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
     routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations),
-      ...referencesRoutes(references), ...catalogRoutes(catalog)],
+      ...referencesRoutes(references), ...catalogRoutes(catalog), ...usageRoutes(usage)],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },
