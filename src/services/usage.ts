@@ -101,7 +101,7 @@ export class UsageService {
   async batchIngest(buckets: UsageAggregation[], principal: Principal): Promise<void> {
     const proposals = buckets.map((b, i) => {
       const where = `buckets[${i}]`;
-      const urn = this.datasetUrn(b.resource, `${where}.resource`);
+      const { urn, entityType } = this.usageUrn(b.resource, `${where}.resource`);
       const users = b.metrics.users?.map((u, j) => {
         if (u.user === undefined) {
           throw new ValidationError(`${where}.metrics.users[${j}] has no user urn: datasetUsageStatistics counts users by urn (userEmail alone is not resolved)`, [
@@ -120,7 +120,7 @@ export class UsageService {
         ...(users !== undefined ? { userCounts: users } : {}),
         ...(m.fields !== undefined ? { fieldCounts: m.fields.map((f) => ({ fieldPath: f.fieldName, count: f.count })) } : {}),
       };
-      return { entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName: ASPECT, aspect: { value: JSON.stringify(value), contentType: 'application/json' } };
+      return { entityType, entityUrn: urn, changeType: 'UPSERT', aspectName: ASPECT, aspect: { value: JSON.stringify(value), contentType: 'application/json' } };
     });
     if (proposals.length === 0) return;
     try {
@@ -144,8 +144,8 @@ export class UsageService {
    * counts summed (most used first), and totalSqlQueries summed over the buckets.
    */
   async query(resource: string, duration: WindowDuration, startTime: number | undefined, endTime: number | undefined): Promise<UsageQueryResult> {
-    const urn = this.datasetUrn(resource, 'resource');
-    const answer = await this.timeseries.values({ urn, entity: 'dataset', aspect: ASPECT, startTimeMillis: startTime, endTimeMillis: endTime, limit: MAX_ROWS + 1 });
+    const { urn, entityType } = this.usageUrn(resource, 'resource');
+    const answer = await this.timeseries.values({ urn, entity: entityType, aspect: ASPECT, startTimeMillis: startTime, endTimeMillis: endTime, limit: MAX_ROWS + 1 });
     if (answer.values.length > MAX_ROWS) {
       throw new InvalidInputError(`More than ${MAX_ROWS} usage rows of ${urn} in the range; ask for a shorter one`);
     }
@@ -194,12 +194,12 @@ export class UsageService {
     };
   }
 
-  /** Usage lives in datasetUsageStatistics, which only datasets carry. */
-  private datasetUrn(raw: string, what: string): string {
+  /** Usage lives in datasetUsageStatistics, which (in DataHub's model) only datasets carry. */
+  private usageUrn(raw: string, what: string): { urn: string; entityType: string } {
     const { urn, entity } = this.registry.parseEntityUrn(raw, what);
     if (!entity.aspects.has(ASPECT)) {
-      throw new InvalidInputError(`Invalid ${what} '${urn.raw}': usage is kept as ${ASPECT}, which only dataset entities have, not ${entity.name}`);
+      throw new InvalidInputError(`Invalid ${what} '${urn.raw}': usage is kept as ${ASPECT}, which ${entity.name} entities do not have`);
     }
-    return urn.raw;
+    return { urn: urn.raw, entityType: entity.name };
   }
 }

@@ -223,6 +223,18 @@ describe('the rest of the official client surface', () => {
       expect(upstreams.body.entities).toEqual([keptUp]);
     });
 
+    it('`datahub delete --hard` of a tag also removes the references to it', async () => {
+      const doomed = `urn:li:tag:${id}_doomed`;
+      const f = ds('f');
+      await write(doomed, 'tagProperties', { name: `${id} doomed` });
+      await write(f, 'globalTags', { tags: [{ tag: doomed }, { tag: keptTag }] });
+      const run = await datahub('delete', '--urn', doomed, '--hard', '-f');
+      expect(run.code).toBe(0);
+      expect((await aspects(f)).globalTags.tags).toEqual([{ tag: keptTag }]);
+      expect(await incoming(doomed)).toEqual([]);
+      expect((await svc.call('GET', `/aspects/${enc(doomed)}?aspect=tagProperties&version=0`)).status).toBe(404);
+    });
+
     it('a required single-valued reference stays, and the answer says so', async () => {
       const dry = await svc.call('POST', '/entities?action=deleteReferences', { urn: container, dryRun: true });
       expect(dry.status).toBe(200);
@@ -274,12 +286,13 @@ describe('the rest of the official client surface', () => {
 
     it('get_aspect_counts counts the entities holding an aspect, narrowed by urnLike', async () => {
       const prefix = `urn:li:dataset:(urn:li:dataPlatform:hive,${id}.%`;
-      expect(await client('get_aspect_counts', { aspect: 'globalTags', urn_like: prefix })).toBe(2);
+      // a, c and f (of the hard-delete test) carry globalTags.
+      expect(await client('get_aspect_counts', { aspect: 'globalTags', urn_like: prefix })).toBe(3);
       expect(await client('get_aspect_counts', { aspect: 'ownership', urn_like: prefix })).toBe(2);
       expect(await client('get_aspect_counts', { aspect: 'container', urn_like: prefix })).toBe(1);
       expect(await client('get_aspect_counts', { aspect: 'globalTags', urn_like: a })).toBe(1);
       expect(await client('get_aspect_counts', { aspect: 'notebookInfo', urn_like: `urn:li:notebook:(querybook,${id}%` })).toBe(3);
-      expect(await client('get_aspect_counts', { aspect: 'globalTags' })).toBeGreaterThanOrEqual(2);
+      expect(await client('get_aspect_counts', { aspect: 'globalTags' })).toBeGreaterThanOrEqual(3);
       expect((await svc.call('POST', '/aspects?action=getCount', { aspect: 'noSuchAspect' })).status).toBe(400);
     });
 
