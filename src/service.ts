@@ -21,6 +21,14 @@ import { testRoutes } from './http/routes/tests';
 import { operationsRoutes } from './http/routes/operations';
 import { timeseriesRoutes } from './http/routes/timeseries';
 import { runRoutes } from './http/routes/runs';
+import { referencesRoutes } from './http/routes/references';
+import { ReferencesService } from './services/references';
+import { ReferenceStore } from './stores/graph/reference-store';
+import { catalogRoutes } from './http/routes/catalog';
+import { CatalogService } from './services/catalog';
+import { ListingStore } from './stores/graph/listing-store';
+import { usageRoutes } from './http/routes/usage';
+import { UsageService } from './services/usage';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
@@ -176,6 +184,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer, ingestion);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
+  const references = new ReferencesService(registry, new ReferenceStore(graph), ingestion);
+  const catalog = new CatalogService(registry, new ListingStore(graph));
+  const usage = new UsageService(registry, ingestion, timeseries);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
   const lineage = new LineageService(registry, new LineageStore(graph, registry.lineageRelationships()), {
@@ -206,7 +217,18 @@ export async function startService(config: Config, backends: BackendAddresses, l
     health,
     auth,
     beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
-    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations), ...runRoutes(runs)],
+    routes: [
+      ...metadataRoutes({ ingestion, retrieval }),
+      ...lineageRoutes(lineage),
+      ...searchRoutes(searchService),
+      ...testRoutes(tests),
+      ...timeseriesRoutes(timeseries),
+      ...operationsRoutes(operations),
+      ...runRoutes(runs),
+      ...referencesRoutes(references),
+      ...catalogRoutes(catalog),
+      ...usageRoutes(usage),
+    ],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },

@@ -41,7 +41,7 @@ type Filters = Pick<RestorePageQuery, 'urn' | 'aspect' | 'urnRegex' | 'from' | '
 const UNBOUNDED = '\uffff';
 
 /** The smallest string above every string that starts with `prefix`. */
-function prefixEnd(prefix: string): string {
+export function prefixEnd(prefix: string): string {
   const last = prefix.charCodeAt(prefix.length - 1);
   return prefix === '' || last === 0xffff ? UNBOUNDED : prefix.slice(0, -1) + String.fromCharCode(last + 1);
 }

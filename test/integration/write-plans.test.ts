@@ -92,7 +92,7 @@ describe('plans made on an empty database', () => {
   let driver: Driver;
   /** Scans that are the statement's purpose: the outbox backlog count, and the purge of expired token revocations. */
   const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/ };
-  const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health'].flatMap((file) => cypher.names(file));
+  const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing'].flatMap((file) => cypher.names(file));
 
   function details(plan: { operatorType: string; arguments?: { Details?: string }; children?: unknown[] }, out: string[] = []): string[] {
     out.push(`${plan.operatorType} ${plan.arguments?.Details ?? ''}`);
