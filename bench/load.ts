@@ -1,7 +1,7 @@
 import neo4j from 'neo4j-driver';
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { removeRunEntities } from './fuzzing/dataset';
+import { removeRunEntities } from '../test/fuzzing/dataset';
 import { backends, flag, percentile, report, startServiceProcess } from './lib';
 
 /**

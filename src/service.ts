@@ -34,7 +34,7 @@ import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
 import { RunStore } from './stores/graph/run-store';
-import { TestService, testInfoValidator } from './services/tests/test-service';
+import { TestService, testInfoValidator } from './services/metadata-tests/test-service';
 import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { DeletedHitGuard } from './services/search/deleted-hit-guard';

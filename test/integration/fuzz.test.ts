@@ -1,8 +1,8 @@
-import { runFuzz } from '../../bench/fuzzing/runner';
+import { runFuzz } from '../fuzzing/runner';
 import { startTestService, TEST_TOKEN_SECRET, type TestService } from '../support/service';
 
 /**
- * A short fuzzing run (`bench/fuzz.ts` runs long ones against the service in its own process): generated malformed and
+ * A short fuzzing run (`test/fuzzing/fuzz.ts` runs long ones against the service in its own process): generated malformed and
  * hostile requests, and one-field mutations of valid ones, against every operation of the OpenAPI document. Every answer
  * is checked (no 5xx, no hang, the JSON error body, no internals), then the stored data: the sample dataset byte for byte,
  * every settled pre-existing entity by fingerprint. Any violation fails the test with its reproducer.
@@ -31,7 +31,7 @@ describe('fuzzing every endpoint', () => {
       driver: svc.graph.driver,
     });
 
-    // Shown in full when it fails: each violation carries `npx tsx bench/fuzz.ts --seed <seed> --replay <index>`.
+    // Shown in full when it fails: each violation carries `npx tsx test/fuzzing/fuzz.ts --seed <seed> --replay <index>`.
     expect({ count: report.violationCount, reasons: report.violationReasons, first: report.violations.slice(0, 5) }).toEqual({ count: 0, reasons: {}, first: [] });
     expect(report.serviceAlive).toBe(true);
     expect(report.data.sampleIdentical).toBe(true);

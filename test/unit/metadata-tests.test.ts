@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { ValidationError } from '../../src/model/errors';
 import { Registry } from '../../src/model/registry';
-import { catalogOf, parseTestDefinition, TestDefinitionError, type LeafRule, type Rule } from '../../src/services/tests/definition';
-import { evaluateRule, evaluateTest, isEligible, resolveProperty, type EntityView } from '../../src/services/tests/evaluate';
-import { registryCatalog, testInfoValidator } from '../../src/services/tests/test-service';
+import { catalogOf, parseTestDefinition, TestDefinitionError, type LeafRule, type Rule } from '../../src/services/metadata-tests/definition';
+import { evaluateRule, evaluateTest, isEligible, resolveProperty, type EntityView } from '../../src/services/metadata-tests/evaluate';
+import { registryCatalog, testInfoValidator } from '../../src/services/metadata-tests/test-service';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)';
 

@@ -1,5 +1,5 @@
 import { requireScope } from '../../auth';
-import type { EvaluateRequest, TestService } from '../../services/tests/test-service';
+import type { EvaluateRequest, TestService } from '../../services/metadata-tests/test-service';
 import type { RouteDefinition } from '../route';
 
 const SAMPLE = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)';

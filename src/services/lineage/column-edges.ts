@@ -4,7 +4,6 @@
  * DownstreamOf edge from the downstream field, as dataset-level lineage points from the downstream dataset.
  */
 export const COLUMN_LINEAGE_ASPECTS = new Set(['upstreamLineage', 'dataJobInputOutput']);
-export const COLUMN_EDGE_TYPE = 'DownstreamOf';
 
 const SCHEMA_FIELD = /^urn:li:schemaField:\(.+,.+\)$/s;
 

@@ -91,10 +91,8 @@ function withoutStackCapture(tx: ManagedTransaction): ManagedTransaction {
 }
 
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
-export class ConcurrentDeleteError extends Error {}
-
 function isConcurrentDelete(err: unknown): boolean {
-  return err instanceof ConcurrentDeleteError || (err as { code?: string }).code === 'Neo.ClientError.Statement.EntityNotFound';
+  return (err as { code?: string }).code === 'Neo.ClientError.Statement.EntityNotFound';
 }
 
 /**
@@ -133,7 +131,7 @@ export class Neo4jStore {
 
   /**
    * A write transaction. One that raced with a concurrent hard delete of a node it had already matched (Neo4j's
-   * EntityNotFound, or a statement that lost its row: ConcurrentDeleteError) runs again: it then serializes after the delete.
+   * EntityNotFound) runs again: it then serializes after the delete.
    */
   async write<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>, timeoutMs?: number): Promise<T> {
     for (let attempt = 1; ; attempt++) {

@@ -1,16 +1,16 @@
 import neo4j from 'neo4j-driver';
 import { readFileSync } from 'node:fs';
-import { generateRequest } from './fuzzing/generate';
-import { checkResponse } from './fuzzing/invariants';
-import { fuzzContext, reproducer, runFuzz, send } from './fuzzing/runner';
-import { backends, flag, report, startServiceProcess } from './lib';
+import { generateRequest } from './generate';
+import { checkResponse } from './invariants';
+import { fuzzContext, reproducer, runFuzz, send } from './runner';
+import { backends, flag, report, startServiceProcess } from '../../bench/lib';
 
 /**
  * Bad-input fuzzing of every endpoint the service's OpenAPI document lists (plus GraphQL, health, config, docs), with
  * the service in its own process. Every response is checked (no 5xx, no hang, JSON error bodies, no internals), then
  * the stored data: a sample dataset byte for byte, every other entity by fingerprint.
- *   npx tsx bench/fuzz.ts [--requests 100000] [--concurrency 8] [--seed N] [--timeout-ms 10000] [--body-limit-kb 1024]
- *   npx tsx bench/fuzz.ts --seed N --replay I      rebuilds request I of seed N, sends it and shows the answer
+ *   npx tsx test/fuzzing/fuzz.ts [--requests 100000] [--concurrency 8] [--seed N] [--timeout-ms 10000] [--body-limit-kb 1024]
+ *   npx tsx test/fuzzing/fuzz.ts --seed N --replay I      rebuilds request I of seed N, sends it and shows the answer
  * BENCH_NEO4J_URI / BENCH_SEARCH_URL: use an existing stack (else a fresh one of its own under .stack/bench).
  */
 const requests = flag('requests', 100_000);

@@ -22,7 +22,7 @@ import {
 
 /**
  * Request generation. Request `index` of a run depends only on (seed, index) and the context, so any request can be
- * rebuilt from its seed and index (`bench/fuzz.ts --seed S --replay I`).
+ * rebuilt from its seed and index (`test/fuzzing/fuzz.ts --seed S --replay I`).
  */
 
 export type TokenChoice = 'none' | 'read' | 'write' | 'admin';

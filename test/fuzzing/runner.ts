@@ -3,7 +3,7 @@ import type { Driver } from 'neo4j-driver';
 import http from 'node:http';
 import { TOKEN_ISSUER, TokenSigner } from '../../src/auth/tokens';
 import type { OpenApiDocument } from '../../src/http/openapi';
-import { percentile, runLoad } from '../lib';
+import { percentile, runLoad } from '../../bench/lib';
 import { endpointsOf } from './catalog';
 import { diffFingerprints, fingerprintAll, purgeRunEntities, removeRunEntities, sampleUrns, seedSample, snapshotSample, waitForOutbox } from './dataset';
 import { generateRequest, type FuzzContext, type FuzzRequest, type Tokens } from './generate';
@@ -165,7 +165,7 @@ export function reproducer(seed: number, req: FuzzRequest): Reproducer {
   const headers = Object.fromEntries(entries.slice(0, 20).map(([k, v]) => [k, v.length > 300 ? `${v.slice(0, 300)}… (${v.length} chars)` : v]));
   if (entries.length > 20) headers['…'] = `${entries.length - 20} more headers`;
   return {
-    command: `npx tsx bench/fuzz.ts --seed ${seed} --replay ${req.index}`,
+    command: `npx tsx test/fuzzing/fuzz.ts --seed ${seed} --replay ${req.index}`,
     method: req.method,
     path: req.path.length > 1000 ? `${req.path.slice(0, 1000)}… (${req.path.length} chars)` : req.path,
     headers,
