@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { startServers, stopServers } from '../../stack';
 import { CypherLibrary } from '../../src/stores/graph/cypher';
+import type { StatementName } from '../../src/stores/graph/statements.generated';
 import { uniqueId } from '../support/service';
 
 /**
@@ -75,7 +76,7 @@ describe('write-path plans', () => {
 
   it.each(Object.keys(parameters))('%s seeks every node and relationship it reads', async (name) => {
     // replan=force: planned now, under these statistics, as a freshly started service would plan it.
-    const result = await driver.executeQuery(`CYPHER replan=force EXPLAIN ${cypher.get(`writes/${name}`)}`, parameters[name], { database: 'neo4j' });
+    const result = await driver.executeQuery(`CYPHER replan=force EXPLAIN ${cypher.get(`writes/${name}` as StatementName)}`, parameters[name], { database: 'neo4j' });
     const scans = operators(result.summary.plan as never).filter((op) => SCAN.test(op));
     expect(scans).toEqual([]);
   });
@@ -113,7 +114,7 @@ describe('plans made on an empty database', () => {
   });
 
   it.each(statements)('%s seeks through a unique constraint or expands from a found node', async (name) => {
-    const result = await driver.executeQuery(`CYPHER replan=force EXPLAIN ${cypher.get(name)}`, {}, { database: 'neo4j' });
+    const result = await driver.executeQuery(`CYPHER replan=force EXPLAIN ${cypher.get(name as StatementName)}`, {}, { database: 'neo4j' });
     const steps = details(result.summary.plan as never);
     // Scans read the whole graph; a non-unique seek on Aspect reads that aspect's versions of every entity.
     const costly = steps.filter((s) => (SCAN.test(s.split(' ')[0]) || /^NodeIndexSeek\S* .*:Aspect\(/.test(s)) && !intended[name]?.test(s));

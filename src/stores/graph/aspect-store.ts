@@ -4,6 +4,7 @@ import type { ManagedTransaction } from 'neo4j-driver';
 import { UnavailableError } from '../../model/errors';
 import { LatestAspectCache } from './latest-aspect-cache';
 import type { Neo4jStore } from './neo4j';
+import type { StatementName } from './statements.generated';
 import type { Peer, ProcessLease } from './process-lease';
 
 export interface AuditStamp {
@@ -138,7 +139,7 @@ export class AspectStore {
     private readonly peers: PeerNotifier | null = null,
   ) {}
 
-  private statement(name: string): string {
+  private statement(name: StatementName): string {
     return this.neo4j.cypher.get(name);
   }
 
@@ -350,7 +351,7 @@ export class AspectStore {
   private readonly outgoingReads = this.coalesced((r: readonly RelationshipRead[]) => this.relationshipPages('relationships/outgoingMany', r));
   private readonly incomingReads = this.coalesced((r: readonly RelationshipRead[]) => this.relationshipPages('relationships/incomingMany', r));
 
-  private async relationshipPages(statement: string, reads: readonly RelationshipRead[]): Promise<{ total: number; relationships: Relationship[] }[]> {
+  private async relationshipPages(statement: StatementName, reads: readonly RelationshipRead[]): Promise<{ total: number; relationships: Relationship[] }[]> {
     const items = reads.map((r, key) => ({ key, urn: r.urn, types: r.types, start: neo4j.int(r.start), count: neo4j.int(r.count) }));
     const records = await this.neo4j.query('retrieval.relationships', statement, { items });
     const pages = reads.map(() => ({ total: 0, relationships: [] as Relationship[] }));

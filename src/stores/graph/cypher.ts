@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StatementName } from './statements.generated';
 
 /**
  * Named Cypher statements from `cypher/*.cypher`. A file holds blocks introduced by `// @name <file>.<name>`-style
@@ -33,10 +34,15 @@ export class CypherLibrary {
     }
   }
 
-  get(name: string): string {
+  get(name: StatementName): string {
     const text = this.statements.get(name);
     if (!text) throw new Error(`No Cypher statement named ${name}`);
     return text;
+  }
+
+  /** Every statement's name (`<file>/<name>`). */
+  all(): string[] {
+    return [...this.statements.keys()];
   }
 
   /** Names (`<file>/<name>`) of one file's statements, in file order. */

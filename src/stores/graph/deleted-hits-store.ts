@@ -1,5 +1,6 @@
 import type { Record as Neo4jRecord } from 'neo4j-driver';
 import type { Neo4jStore } from './neo4j';
+import type { StatementName } from './statements.generated';
 
 /** The Neo4j read of the search deleted-hit guard (cypher/search.cypher). */
 export class DeletedHitsStore {
@@ -16,7 +17,7 @@ export class DeletedHitsStore {
   }
 
   /** On the leader (WRITE mode), which has every committed delete; one auto-commit round trip. */
-  private run(caller: string, statement: string, params: Record<string, unknown>): Promise<Neo4jRecord[]> {
+  private run(caller: string, statement: StatementName, params: Record<string, unknown>): Promise<Neo4jRecord[]> {
     return this.neo4j.query(caller, statement, params, { mode: 'WRITE', timeoutMs: this.timeoutMs });
   }
 }

@@ -3,6 +3,7 @@ import neo4j, { isRetryableError, type Driver, type ManagedTransaction, type Rec
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../model/errors';
 import { CypherLibrary } from './cypher';
+import type { StatementName } from './statements.generated';
 
 export interface Neo4jOptions {
   uri: string;
@@ -165,7 +166,7 @@ export class Neo4jStore {
    */
   async query(
     caller: string,
-    statement: string,
+    statement: StatementName,
     params: Record<string, unknown> = {},
     options: { mode?: 'READ' | 'WRITE'; timeoutMs?: number } = {},
   ): Promise<Neo4jRecord[]> {
