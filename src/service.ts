@@ -45,6 +45,9 @@ import { AspectStore } from './stores/graph/aspect-store';
 import { OutboxStore } from './stores/graph/outbox-store';
 import { IndexNames } from './stores/search/mappings';
 import { SearchIndexer } from './services/indexing/indexer';
+import { EntityIndexMigrations } from './services/indexing/index-migrations';
+import { completeDefaultBrowsePaths } from './services/default-browse-paths';
+import type { BrowsePathEntry } from './model/browse-paths';
 import { Neo4jStore } from './stores/graph/neo4j';
 import { createSearchEngine } from './stores/search/adapters';
 import type { EngineName, SearchEngine } from './stores/search/engine';
@@ -134,6 +137,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     logger,
     pendingDeletes,
     config.INDEX_CACHE_SIZE > 0 ? new FragmentCache(config.INDEX_CACHE_SIZE) : undefined,
+    new EntityIndexMigrations(registry, search, indexNames, new RestoreStore(graph), logger, { batchSize: config.OUTBOX_BATCH_SIZE }),
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
   const writer = new GroupWriter(
@@ -155,6 +159,11 @@ export async function startService(config: Config, backends: BackendAddresses, l
     onCommitted: () => indexer.notify(),
     aspectValidators: { testInfo: testInfoValidator(registry) },
     pendingDeletes,
+    completeDefaults: (items) =>
+      completeDefaultBrowsePaths(items, async (urns) => {
+        const latest = await aspectStore.latestMany(urns, ['browsePathsV2']);
+        return new Map(urns.map((u) => [u, (latest.get(u)?.aspects.get('browsePathsV2')?.path as BrowsePathEntry[] | undefined) ?? null]));
+      }),
   });
   const retrieval = new RetrievalService(registry, aspectStore);
   const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS)));

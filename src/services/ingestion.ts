@@ -1,5 +1,5 @@
 import type { Principal } from '../auth';
-import { defaultBrowsePaths } from '../model/browse-paths';
+import { defaultBrowsePaths, defaultBrowsePathsV2 } from '../model/browse-paths';
 import { canonicalJson, contentHash } from '../model/canonical';
 import { InvalidInputError, ValidationError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
@@ -36,6 +36,8 @@ export interface IngestionOptions {
    * documents until the index catches up; refuses (UnavailableError) when the engine cannot take the marks.
    */
   pendingDeletes?: { mark(urns: string[]): Promise<string[]> };
+  /** Completes the default aspects of a request's writes from the request itself (completeDefaultBrowsePaths). */
+  completeDefaults?: (items: WriteItem[]) => Promise<void>;
 }
 
 type DeleteItem = Exclude<WriteItem, { kind: 'upsert' }>;
@@ -273,8 +275,9 @@ export class IngestionService {
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
     const stored = (value: Record<string, unknown>) => ({ value: JSON.stringify(value), hash: contentHash(value), parsed: value });
     const defaults: UpsertItem['defaults'] = [{ name: entity.keyAspect, value: () => stored(this.registry.keyAspectFor(urn, entity).value) }];
-    if (entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== entity.keyAspect) {
-      defaults.push({ name: 'browsePaths', value: () => stored({ paths: defaultBrowsePaths(urn) }) });
+    if (aspect.name !== entity.keyAspect) {
+      if (entity.aspects.has('browsePaths')) defaults.push({ name: 'browsePaths', value: () => stored({ paths: defaultBrowsePaths(urn) }) });
+      if (entity.aspects.has('browsePathsV2')) defaults.push({ name: 'browsePathsV2', value: () => stored({ ...defaultBrowsePathsV2(urn) }) });
     }
     return defaults.filter((d) => d.name !== aspect.name);
   }
@@ -351,6 +354,7 @@ export class IngestionService {
       });
     }
     if (items.length > 0) {
+      await this.options.completeDefaults?.(items);
       await this.markDeletes(items);
       await this.writer.submit(items);
       this.options.onCommitted?.();
