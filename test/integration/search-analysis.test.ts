@@ -83,6 +83,13 @@ describe.each<[EngineName, string]>([
     expect(await search('border kafka')).toEqual([]);
   });
 
+  it('autocompletes words inside names', async () => {
+    for (const query of ['kafka', 'SampleKaf', 'geot']) {
+      const res = await svc.call('POST', '/entities?action=autocomplete', { query, entity: 'dataset', limit: 5 });
+      expect(res.body.value.suggestions).toEqual(expect.arrayContaining([query === 'geot' ? 'covid19_geotab_mobility_impact.us_border_wait_times' : 'SampleKafkaDataset']));
+    }
+  });
+
   it('finds an entity by its whole URN, that entity first', async () => {
     expect((await search(sample))[0]).toBe(sample);
   });

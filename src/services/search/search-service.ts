@@ -4,6 +4,7 @@ import type { EntitySpec, Registry } from '../../model/registry';
 import type { Body, SearchEngine, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
+import { queryParts } from './text-analysis';
 import { escapeRegex, facetAggregations, filterQuery, NOT_REMOVED, parseFilter, queriedFields, SearchSchema, textQuery, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
@@ -36,6 +37,14 @@ export interface AutocompleteRequest {
 function lastSegment(path: string): string {
   const parts = path.split('/').filter(Boolean);
   return parts[parts.length - 1] ?? '';
+}
+
+/** A query as the words the index splits names into: "SampleKaf" → "sample kaf". */
+function queryWords(query: string): string {
+  return query
+    .split(/\s+/)
+    .map((t) => (queryParts(t).length > 0 ? queryParts(t).join(' ') : t))
+    .join(' ');
 }
 
 /** Most groups one browse level lists (DataHub's AGGREGATION_MAX_SIZE). */
@@ -238,6 +247,8 @@ export class SearchService {
             : {
                 should: [
                   { match_bool_prefix: { autocomplete: { query } } },
+                  // Words inside names (text-analysis.ts): "kafka" suggests SampleKafkaDataset.
+                  { match_bool_prefix: { nameParts: { query: queryWords(query) } } },
                   { wildcard: { 'autocomplete.keyword': { value: `*${query.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } } },
                   { term: { nameExact: { value: lower, boost: 100 } } },
                 ],
