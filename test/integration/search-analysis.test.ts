@@ -73,14 +73,16 @@ describe.each<[EngineName, string]>([
     ['digits after letters', '2024', logs],
     ['a prefix of a word', 'geot', covid],
     ['a prefix of a camel-case word', 'kaf', sample],
+    ['camel-case words, the last one partial', 'SampleKaf', sample],
     ['a platform, from the URN', 'bigquery', covid],
   ])('finds %s (%s)', async (_label, input, expected) => {
     expect(await search(input)).toContain(expected);
   });
 
-  it('does not match words that are not there', async () => {
+  it('does not match words that are not there, nor the words of a term apart', async () => {
     expect(await search('covidx')).toEqual([]);
     expect(await search('border kafka')).toEqual([]);
+    expect(await search('k1_events')).toEqual([kafka1[0]]);
   });
 
   it('autocompletes words inside names', async () => {

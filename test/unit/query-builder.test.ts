@@ -69,10 +69,11 @@ describe('search query builder', () => {
   });
 
   it('splits free-text terms into words as the index does, the last also as a prefix of a name word', () => {
-    expect(rewriteQuery('SampleKafka', schema)).toBe('(SampleKafka OR (sample AND (kafka OR nameParts:kafka*)))');
+    expect(rewriteQuery('SampleKafka', schema)).toBe('(SampleKafka OR "sample kafka" OR (sample AND nameParts:kafka*))');
+    expect(rewriteQuery('b4_events', schema)).toBe('(b4_events OR "b 4 events" OR ("b 4" AND nameParts:events*))');
     expect(rewriteQuery('covid', schema)).toBe('(covid OR nameParts:covid*)');
     expect(rewriteQuery('ab', schema)).toBe('ab');
-    expect(rewriteQuery('orders_2024 AND tags:pii', schema)).toBe('(orders_2024 OR (orders AND (2024 OR nameParts:2024*))) AND (tags:pii OR tags:urn\\:li\\:tag\\:pii)');
+    expect(rewriteQuery('orders_2024 AND tags:pii', schema)).toBe('(orders_2024 OR "orders 2024" OR (orders AND nameParts:2024*)) AND (tags:pii OR tags:urn\\:li\\:tag\\:pii)');
     expect(rewriteQuery('ord*', schema)).toBe('ord*');
   });
 
@@ -80,7 +81,7 @@ describe('search query builder', () => {
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)';
     expect(textQuery(urn, schema)).toEqual({
       bool: {
-        should: [{ term: { urn: { value: urn, boost: 1000 } } }, { match: { urnTokens: { query: expect.stringContaining('kafka samplekafkadataset sample'), operator: 'and' } } }],
+        should: [{ term: { urn: { value: urn, boost: 1000 } } }, { match: { urnTokens: { query: expect.stringContaining('kafka samplekafkadataset sample kafka dataset'), operator: 'and' } } }],
         minimum_should_match: 1,
       },
     });
@@ -90,7 +91,7 @@ describe('search query builder', () => {
 describe('text analysis', () => {
   it('splits on case changes, digits and separators, lower case, originals kept', () => {
     expect(subwords('HTTPServerLog2')).toEqual(['HTTP', 'Server', 'Log', '2']);
-    expect(analyze('covid19_geotab.us-border')).toEqual(['covid19_geotab.us-border', 'covid19_geotab', 'covid19', 'covid', '19', 'geotab', 'us-border', 'us', 'border']);
+    expect(analyze('covid19_geotab.us-border')).toEqual(['covid19_geotab.us-border', 'covid19_geotab', 'covid19', 'geotab', 'covid 19 geotab', 'us-border', 'us', 'border', 'us border']);
     expect(queryParts('SampleKafka')).toEqual(['sample', 'kafka']);
     expect(queryParts('sample')).toEqual([]);
   });

@@ -153,18 +153,21 @@ export function rewriteQuery(input: string, schema: SearchSchema): string {
 /** Shortest word matched as a prefix (DataHub's partial matching starts at 3 characters too). */
 const PREFIX_MIN = 3;
 
-const prefixed = (word: string) => (word.length >= PREFIX_MIN ? `(${word} OR nameParts:${word}*)` : word);
-
 /**
- * A free-text term as the index splits text (text-analysis.ts): the term itself, or its words together (`SampleKafka`
- * finds SampleKafkaDataset), the last of them also as the prefix of a name's word (`kaf`). Terms with wildcards or
- * operators go as written.
+ * A free-text term as the index splits text (text-analysis.ts): the term itself, or its words adjacent and in order
+ * (`SampleKafka` finds SampleKafkaDataset, `b4_x` does not find b1_x_4), the last word also as the prefix of a name's
+ * word (`SampleKaf`, `kaf`). Terms with wildcards or operators go as written.
  */
 function freeTerm(token: string): string {
   const escaped = escapeQueryString(token, true).replace(/\\-/g, '-');
   if (/[*?]/.test(token) || /^[-+!]/.test(token)) return escaped;
   const parts = queryParts(token);
-  if (parts.length > 1) return `(${escaped} OR (${[...parts.slice(0, -1), prefixed(parts[parts.length - 1])].join(' AND ')}))`;
+  if (parts.length > 1) {
+    const last = parts[parts.length - 1];
+    const alternatives = [escaped, `"${parts.join(' ')}"`];
+    if (last.length >= PREFIX_MIN) alternatives.push(`(${parts.length > 2 ? `"${parts.slice(0, -1).join(' ')}"` : parts[0]} AND nameParts:${last}*)`);
+    return `(${alternatives.join(' OR ')})`;
+  }
   if (token.length >= PREFIX_MIN && /^[\p{L}\p{N}]+$/u.test(token)) return `(${escaped} OR nameParts:${token.toLowerCase()}*)`;
   return escaped;
 }

@@ -247,8 +247,9 @@ export class SearchService {
             : {
                 should: [
                   { match_bool_prefix: { autocomplete: { query } } },
-                  // Words inside names (text-analysis.ts): "kafka" suggests SampleKafkaDataset.
-                  { match_bool_prefix: { nameParts: { query: queryWords(query) } } },
+                  // Words inside names, adjacent, the last one partial (text-analysis.ts): "kafka" and "SampleKaf" suggest
+                  // SampleKafkaDataset.
+                  { match_phrase_prefix: { nameParts: { query: queryWords(query) } } },
                   { wildcard: { 'autocomplete.keyword': { value: `*${query.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } } },
                   { term: { nameExact: { value: lower, boost: 100 } } },
                 ],

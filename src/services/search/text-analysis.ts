@@ -20,8 +20,10 @@ export function subwords(word: string): string[] {
 }
 
 /**
- * The lower-cased tokens of a value, originals kept: `covid19_geotab.us_border` → covid19_geotab.us_border,
- * covid19_geotab, covid19, covid, 19, geotab, us_border, us, border.
+ * What a value contributes to a words field, lower case: the value, its tokens and their words whole, and per token
+ * its words in order as one space-separated value ("covid 19 geotab"), so a query can ask for them together and
+ * adjacent (a phrase) and not only each anywhere. `covid19_geotab.us_border` → covid19_geotab.us_border,
+ * covid19_geotab, covid19, geotab, "covid 19 geotab", us_border, us, border, "us border".
  */
 export function analyze(value: string): string[] {
   const out = new Set<string>();
@@ -29,27 +31,26 @@ export function analyze(value: string): string[] {
   add(value.trim());
   for (const token of value.split(MAIN_SEPARATORS)) {
     add(token);
-    for (const word of token.split(WORD_SEPARATORS)) {
-      add(word);
-      for (const part of subwords(word)) add(part);
-    }
+    const words = token.split(WORD_SEPARATORS).filter((w) => w !== '');
+    for (const word of words) add(word);
+    const parts = words.flatMap(subwords);
+    if (parts.length > 1) add(parts.join(' '));
   }
   return [...out];
 }
 
 /**
- * Only the tokens a `standard` analysis of the value would not find itself (its splits inside words): what a text
- * field's companion needs beside the field, so long descriptions do not double the document.
+ * Only what a `standard` analysis of the value would not find itself: per token that has words inside (`_`, case
+ * changes, digits), those words in order ("customer email"); so long descriptions do not double the document.
  */
 export function innerTokens(value: string): string[] {
   const out = new Set<string>();
-  for (const token of value.split(/[\s(),./:\\;]+/u)) {
-    if (token === '') continue;
-    const words = token.split(WORD_SEPARATORS).filter((w) => w !== '');
-    const parts = words.flatMap(subwords);
-    if (words.length <= 1 && parts.length <= 1) continue;
-    for (const w of words) out.add(w.toLowerCase());
-    for (const p of parts) out.add(p.toLowerCase());
+  for (const token of value.split(MAIN_SEPARATORS)) {
+    const parts = token
+      .split(WORD_SEPARATORS)
+      .filter((w) => w !== '')
+      .flatMap(subwords);
+    if (parts.length > 1) out.add(parts.join(' ').toLowerCase());
   }
   return [...out];
 }
