@@ -132,7 +132,10 @@ describe.each<[EngineName, string]>([
     await svc.search.bulk([{ op: 'index', index: alias, id: before, doc: { urn: before, removed: false, title: 'WeeklyRevenueBoard' }, version: 1 }], true);
     expect((await svc.search.getMappings(alias)).has(alias)).toBe(true);
 
-    const inTarget = async (urn: string) => (await svc.search.search(target, { query: { term: { urn } } })).total;
+    const inTarget = async (urn: string) => {
+      await svc.search.refresh(target);
+      return (await svc.search.search(target, { query: { term: { urn } } })).total;
+    };
     svc.indexer.migrations.options.onPhase = async (entityType, phase) => {
       if (entityType !== 'chart') return;
       if (phase === 'built') {

@@ -30,7 +30,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Entity indices are aliases (`datasetindex_v2`) over one concrete index per mapping version
- * (`dataset_m2index_v2`, IndexNames.entityGeneration). An index of another version (documents built differently, or
+ * (`datasetindex_v2_m2`, IndexNames.entityGeneration). An index of another version (documents built differently, or
  * fields mapped differently, which the engine cannot change in place) is rebuilt without losing a write:
  *
  * 1. The new index is created beside the old one, and this process's indexer writes every document of that type to

@@ -30,11 +30,11 @@ export class IndexNames {
   }
 
   /**
-   * The concrete index behind an entity index's alias, of one mapping version (EntityIndexMigrations). It ends like the
-   * alias, so `allEntities()` covers it too.
+   * The concrete index behind an entity index's alias, of one mapping version (EntityIndexMigrations). `allEntities()`
+   * reaches it through the alias only: an index still being built beside an older one is never searched twice.
    */
   entityGeneration(entityType: string, mappingVersion: number): string {
-    return `${this.prefix}${entityType.toLowerCase()}_m${mappingVersion}index_v2`;
+    return `${this.entity(entityType)}_m${mappingVersion}`;
   }
 
   /** Markers of deletes the entity indices may not show yet (PendingDeleteMarkers). */
