@@ -57,6 +57,9 @@ import { AspectStore } from './stores/graph/aspect-store';
 import { OutboxStore } from './stores/graph/outbox-store';
 import { IndexNames } from './stores/search/mappings';
 import { SearchIndexer } from './services/indexing/indexer';
+import { EntityIndexMigrations } from './services/indexing/index-migrations';
+import { completeDefaultBrowsePaths } from './services/default-browse-paths';
+import type { BrowsePathEntry } from './model/browse-paths';
 import { Neo4jStore } from './stores/graph/neo4j';
 import { createSearchEngine } from './stores/search/adapters';
 import type { EngineName, SearchEngine } from './stores/search/engine';
@@ -168,14 +171,24 @@ export async function startService(config: Config, backends: BackendAddresses, l
     logger,
     pendingDeletes,
     config.INDEX_CACHE_SIZE > 0 ? new FragmentCache(config.INDEX_CACHE_SIZE) : undefined,
+    new EntityIndexMigrations(registry, search, indexNames, new RestoreStore(graph), logger, { batchSize: config.OUTBOX_BATCH_SIZE }),
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
   const writer = new GroupWriter(aspectStore, { ...groupWriterOptions(config), onCommitted: (writes) => indexer.committed(writes) }, logger);
-  const ingestion = new IngestionService(registry, writer, timeseries, {
+  const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     onCommitted: () => indexer.notify(),
     aspectValidators: { testInfo: testInfoValidator(registry) },
     pendingDeletes,
+    completeDefaults: (items): Promise<void> =>
+      completeDefaultBrowsePaths(
+        items,
+        async (urns) => {
+          const latest = await aspectStore.latestMany(urns, ['browsePathsV2']);
+          return new Map(urns.map((u) => [u, (latest.get(u)?.aspects.get('browsePathsV2')?.path as BrowsePathEntry[] | undefined) ?? null]));
+        },
+        (name, value) => ingestion.projectStored(name, value),
+      ),
   });
   const retrieval = new RetrievalService(registry, aspectStore);
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);

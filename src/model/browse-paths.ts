@@ -1,10 +1,19 @@
-import type { Urn } from './urn';
+import { tryParseUrn, type Urn } from './urn';
+
+/** "prod/kafka1/", "//prod//kafka1" → "/prod/kafka1"; "" → "/". */
+export function normalizeBrowsePath(raw: string): string {
+  const segments = raw.split('/').filter((s) => s.trim() !== '');
+  return '/' + segments.join('/');
+}
 
 /**
- * Default browse paths for entities ingested without any (DataHub's conventions): dataset
- * `/<origin>/<platform name>/<name with . as />`, chart `/<tool>/<chartId>`, dashboard `/<tool>/<dashboardId>`; lower case.
+ * Default `browsePaths` of an entity ingested without any, as DataHub makes them (BrowsePathUtils). Dataset, chart and
+ * dashboard keep the legacy form the conformance notes fix, which ends with the entity's own name: dataset
+ * `/<origin>/<platform name>/<name with . as />`, chart `/<tool>/<chartId>`, dashboard `/<tool>/<dashboardId>`, lower
+ * case. Data flow `/<orchestrator>/<cluster>`, data job the same of its flow. Every other type gets `[""]` as in
+ * DataHub (its root): never a missing list, which the official client refuses to read.
  */
-export function defaultBrowsePaths(urn: Urn): string[] | null {
+export function defaultBrowsePaths(urn: Urn): string[] {
   switch (urn.entityType) {
     case 'dataset': {
       const [platform, name, origin] = urn.parts;
@@ -14,7 +23,57 @@ export function defaultBrowsePaths(urn: Urn): string[] | null {
     case 'chart':
     case 'dashboard':
       return [`/${urn.parts[0]}/${urn.parts[1]}`.toLowerCase()];
+    case 'dataFlow': {
+      const [orchestrator, , cluster] = urn.parts;
+      return [`/${orchestrator}/${cluster}`.toLowerCase()];
+    }
+    case 'dataJob': {
+      const flow = tryParseUrn(urn.parts[0]);
+      return flow?.entityType === 'dataFlow' && flow.parts.length === 3 ? defaultBrowsePaths(flow) : [''];
+    }
     default:
-      return null;
+      return [''];
+  }
+}
+
+export interface BrowsePathEntry {
+  id: string;
+  urn?: string;
+}
+
+/** What a request knows of an entity beside its urn: the container it puts it in and its platform instance. */
+export interface BrowsePathContext {
+  /** The parent container's urn and its own browse path (null when it has none). */
+  container?: { urn: string; path: BrowsePathEntry[] | null };
+  /** urn of the entity's dataPlatformInstance. */
+  platformInstance?: string;
+}
+
+const DEFAULT_FOLDER: BrowsePathEntry = { id: 'Default' };
+
+/**
+ * Default `browsePathsV2` (DataHub's BrowsePathV2Utils, and the client's auto_browse_path_v2 for the platform
+ * instance): the platform instance, then the container chain when the entity's container is known; else a dataset's
+ * name folders (its name split at dots, lower case, without the last part), a data job's flow, or the "Default"
+ * folder.
+ */
+export function defaultBrowsePathsV2(urn: Urn, context: BrowsePathContext = {}): { path: BrowsePathEntry[] } {
+  const instance: BrowsePathEntry[] = context.platformInstance ? [{ id: context.platformInstance, urn: context.platformInstance }] : [];
+  if (context.container) {
+    const parent = context.container.path?.filter((e) => e.id !== DEFAULT_FOLDER.id) ?? [];
+    // The parent's path holds the instance already when it has one.
+    const head = parent.length > 0 && parent[0].urn === context.platformInstance ? [] : instance;
+    return { path: [...head, ...parent, { id: context.container.urn, urn: context.container.urn }] };
+  }
+  switch (urn.entityType) {
+    case 'dataset': {
+      const parts = urn.parts[1].toLowerCase().split('.').filter((p) => p !== '');
+      const folders = parts.slice(0, -1).map((id) => ({ id }));
+      return { path: [...instance, ...(folders.length > 0 ? folders : instance.length > 0 ? [] : [DEFAULT_FOLDER])] };
+    }
+    case 'dataJob':
+      return { path: [...instance, { id: urn.parts[0], urn: urn.parts[0] }] };
+    default:
+      return { path: instance.length > 0 ? instance : [DEFAULT_FOLDER] };
   }
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth';
-import { defaultBrowsePaths } from '../model/browse-paths';
+import { defaultBrowsePaths, defaultBrowsePathsV2 } from '../model/browse-paths';
 import { canonicalJson, contentHash } from '../model/canonical';
 import { InvalidInputError, ValidationError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
@@ -52,12 +52,14 @@ export interface IngestionOptions {
    * documents until the index catches up; refuses (UnavailableError) when the engine cannot take the marks.
    */
   pendingDeletes?: { mark(urns: string[]): Promise<string[]> };
+  /** Completes the default aspects of a request's writes from the request itself (completeDefaultBrowsePaths). */
+  completeDefaults?: (items: WriteItem[]) => Promise<void>;
 }
 
-/** Writes that can remove what search shows: each gets a pending-delete marker. */
 /** A new value computed from the stored one (null: none stored); returning null leaves the aspect unchanged. */
 export type AspectTransform = (current: Record<string, unknown> | null) => Record<string, unknown> | null;
 
+/** Writes that can remove what search shows: each gets a pending-delete marker. */
 type DeleteItem = Extract<WriteItem, { kind: 'deleteEntity' | 'deleteAspect' | 'revert' }>;
 
 type UpsertItem = Extract<WriteItem, { kind: 'upsert' }>;
@@ -342,11 +344,11 @@ export class IngestionService {
   /** Aspects every entity gets when it lacks them: its key aspect and, where the type has them, default browse paths. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
     // Projected like any written value: a key aspect's relationships (a data job's flow) exist from the first write.
-    const key = () => this.registry.keyAspectFor(urn, entity);
-    const defaults: UpsertItem['defaults'] = [{ name: entity.keyAspect, value: () => this.project(key().aspect, key().value) }];
-    const browsePaths = this.registry.aspects.get('browsePaths');
-    if (browsePaths && entity.aspects.has('browsePaths') && aspect.name !== 'browsePaths' && aspect.name !== entity.keyAspect) {
-      defaults.push({ name: 'browsePaths', value: () => this.project(browsePaths, { paths: defaultBrowsePaths(urn) }) });
+    const projectedDefault = (name: string, value: () => Record<string, unknown>) => ({ name, value: () => this.project(this.registry.aspects.get(name)!, value()) });
+    const defaults: UpsertItem['defaults'] = [projectedDefault(entity.keyAspect, () => this.registry.keyAspectFor(urn, entity).value)];
+    if (aspect.name !== entity.keyAspect) {
+      if (entity.aspects.has('browsePaths')) defaults.push(projectedDefault('browsePaths', () => ({ paths: defaultBrowsePaths(urn) })));
+      if (entity.aspects.has('browsePathsV2')) defaults.push(projectedDefault('browsePathsV2', () => ({ ...defaultBrowsePathsV2(urn) })));
     }
     return defaults.filter((d) => d.name !== aspect.name);
   }
@@ -441,6 +443,7 @@ export class IngestionService {
       });
     }
     if (items.length > 0) {
+      await this.options.completeDefaults?.(items);
       await this.markDeletes(items);
       await this.writer.submit(items);
       this.options.onCommitted?.();

@@ -20,7 +20,7 @@ describe('hard-deleted entities in search results', () => {
 
   async function ingest(svc: TestService, urn: string, name: string) {
     expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'datasetProperties', { name }))).status).toBe(200);
-    expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'browsePaths', { paths: [`/g_${id}/${name}`] }))).status).toBe(200);
+    expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'browsePaths', { paths: [`/g_${id}`] }))).status).toBe(200);
   }
 
   /** What search, autocomplete and browse return on one service for this test's names. */

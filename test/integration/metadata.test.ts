@@ -44,7 +44,7 @@ describe('entities, versioned aspects and relationships', () => {
       expect(body.urn).toBe(s.urns.dataset);
       expect(body.entityName).toBe('dataset');
       expect(Object.keys(body.aspects).sort()).toEqual(
-        ['browsePaths', 'datasetKey', 'editableSchemaMetadata', 'globalTags', 'institutionalMemory', 'ownership', 'schemaMetadata', 'status', 'upstreamLineage'].sort(),
+        ['browsePaths', 'browsePathsV2', 'datasetKey', 'editableSchemaMetadata', 'globalTags', 'institutionalMemory', 'ownership', 'schemaMetadata', 'status', 'upstreamLineage'].sort(),
       );
       expect(body.aspects.datasetKey.value).toEqual({ platform: s.urns.platform, name: s.urns.dataset.split(',')[1], origin: 'PROD' });
       expect(body.aspects.ownership).toMatchObject({

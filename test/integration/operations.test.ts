@@ -163,7 +163,7 @@ describe('administrative operations: task status and restoreIndices', () => {
       await dropIndex('datasetindex_v2');
       const result = await restore({ urnLike: pagePattern });
       expect(result).toMatchObject({ args: { urnLike: pagePattern }, entitiesRead: 5, documentsWritten: 5, ignored: 0, lastUrn: page[4] });
-      expect(result.rowsRead).toBe(5 * 5); // datasetKey, browsePaths, datasetProperties, globalTags, ownership
+      expect(result.rowsRead).toBe(5 * 6); // datasetKey, browsePaths, browsePathsV2, datasetProperties, globalTags, ownership
       expect(result.edgesWritten).toBe(5 * 2);
       expect((await search('dataset', `page_${id}*`)).urns).toEqual([...page].sort());
       expect((await search('dataset', `tags:Legacy_${id}`)).urns).toEqual([]);

@@ -1,5 +1,4 @@
 import type { EngineName } from '../../src/stores/search/engine';
-import { entityIndexDefinition, SYSTEM_FIELDS } from '../../src/stores/search/mappings';
 import { proposal } from '../support/samples';
 import { enc, startTestService, uniqueId, type TestService } from '../support/service';
 
@@ -53,7 +52,7 @@ describe.each<[EngineName, Record<string, string>]>([
       platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } },
       fields: [{ fieldPath: `customer_email_${id}`, nativeDataType: 'string', type: { type: { 'com.linkedin.schema.StringType': {} } }, description: 'an address' }],
     });
-    const paths = [`/t_${id}/a/b1`, `/t_${id}/a/b2`, `/t_${id}/c/b3`, `/t_${id}/b4`];
+    const paths = [`/t_${id}/a`, `/t_${id}/a/`, `t_${id}/c/d`, `/t_${id}`];
     for (const [i, urn] of browsed.entries()) await ingest(urn, 'browsePaths', { paths: [paths[i]] });
     await svc.indexer.waitUntilIndexed(all);
   });
@@ -127,23 +126,40 @@ describe.each<[EngineName, Record<string, string>]>([
     expect(legacy.entities).toEqual([kafka]);
   });
 
-  it('browses groups with counts and the entities one level below', async () => {
+  it('browses groups with counts and the entities at exactly the path', async () => {
     const res = await svc.call('POST', '/entities?action=browse', { path: `/t_${id}`, entity: 'dataset', start: 0, limit: 10 });
     expect(res.status).toBe(200);
+    const groups = [{ name: 'a', count: 2 }, { name: 'c', count: 1 }];
     expect(res.body.value).toEqual({
       numEntities: 1,
+      numGroups: 2,
+      numElements: 3,
       pageSize: 10,
       from: 0,
-      metadata: { path: `/t_${id}`, totalNumEntities: 4, groups: [{ name: 'a', count: 2 }, { name: 'c', count: 1 }] },
-      entities: [{ name: 'b4', urn: browsed[3] }],
+      metadata: { path: `/t_${id}`, totalNumEntities: 4, groups },
+      groups,
+      entities: [{ name: browsed[3], urn: browsed[3] }],
     });
     const deeper = await svc.call('POST', '/entities?action=browse', { path: `/t_${id}/a/`, entity: 'dataset', start: 0, limit: 10 });
-    expect(deeper.body.value.entities.map((e: { name: string }) => e.name).sort()).toEqual(['b1', 'b2']);
+    expect(deeper.body.value.entities.map((e: { urn: string }) => e.urn).sort()).toEqual([browsed[0], browsed[1]].sort());
+    expect(deeper.body.value.groups).toEqual([]);
+    const folder = await svc.call('POST', '/entities?action=browse', { path: `/t_${id}/c`, entity: 'dataset', start: 0, limit: 10 });
+    expect(folder.body.value).toMatchObject({ numEntities: 0, groups: [{ name: 'd', count: 1 }], entities: [] });
   });
 
-  it('generates default browse paths for datasets without any', async () => {
+  it('pages groups first, then the entities', async () => {
+    const page = async (start: number, limit: number) => (await svc.call('POST', '/entities?action=browse', { path: `/t_${id}`, entity: 'dataset', start, limit })).body.value;
+    expect(await page(0, 1)).toMatchObject({ groups: [{ name: 'a' }], entities: [], numElements: 3 });
+    expect(await page(1, 2)).toMatchObject({ groups: [{ name: 'c' }], entities: [{ urn: browsed[3] }] });
+    expect(await page(2, 5)).toMatchObject({ groups: [], entities: [{ urn: browsed[3] }] });
+    expect(await page(3, 5)).toMatchObject({ groups: [], entities: [] });
+  });
+
+  it('generates default browse paths for datasets without any, the legacy form ending with the name', async () => {
     const res = await svc.call('POST', '/entities?action=browse', { path: '/dev/kafka', entity: 'dataset', start: 0, limit: 1000 });
-    expect(res.body.value.entities).toContainEqual({ name: `events_${id}`, urn: kafka });
+    expect(res.body.value.groups).toContainEqual({ name: `events_${id}`, count: 1 });
+    const at = await svc.call('POST', '/entities?action=browse', { path: `/dev/kafka/events_${id}`, entity: 'dataset', start: 0, limit: 10 });
+    expect(at.body.value.entities).toEqual([{ name: kafka, urn: kafka }]);
   });
 
   it('autocompletes names by prefix', async () => {
@@ -179,28 +195,6 @@ describe.each<[EngineName, Record<string, string>]>([
     expect((await search(`ghost_${id}`)).entities).toEqual([]);
     svc.indexer.start();
     await svc.indexer.waitUntilIndexed([ghost]);
-  });
-
-  it('adds the fields an index made by an older version lacks, keeps those it mapped differently, and indexes into it', async () => {
-    const index = svc.indexNames.entity('chart');
-    const current = entityIndexDefinition(svc.registry, svc.registry.entity('chart'));
-    const properties = { ...(current.mappings.properties as Record<string, Record<string, unknown>>) };
-    const lacking = Object.keys(properties).find((field) => !(field in SYSTEM_FIELDS))!;
-    delete properties[lacking];
-    // An earlier version indexed autocomplete prefixes; the engine refuses to drop them from a live mapping.
-    properties.autocomplete = { ...properties.autocomplete, index_prefixes: { min_chars: 1, max_chars: 19 } };
-    await svc.search.deleteIndex(index);
-    await svc.search.createIndex(index, { settings: current.settings, mappings: { dynamic: false, properties } });
-    await svc.indexer.ensureIndices(['chart'], { recheck: true });
-    const mapping = (await svc.search.getMappings(index)).get(index)!.properties as Record<string, Record<string, unknown>>;
-    expect(mapping[lacking]).toBeDefined();
-    expect(mapping.autocomplete.index_prefixes).toBeDefined();
-    const chart = `urn:li:chart:(looker,old_mapping_${id})`;
-    await ingest(chart, 'chartInfo', { title: `old_mapping_${id}`, description: '', lastModified: { created: { time: 0, actor: 'urn:li:corpuser:x' }, lastModified: { time: 0, actor: 'urn:li:corpuser:x' } } });
-    await svc.indexer.waitUntilIndexed([chart]);
-    const found = await svc.call('POST', '/entities?action=autocomplete', { query: `old_mapping_${id.slice(0, 4)}`, entity: 'chart', limit: 5 });
-    expect(found.body.value.entities.map((e: { urn: string }) => e.urn)).toContain(chart);
-    await svc.call('POST', '/entities?action=delete', { urn: chart });
   });
 
   it('rejects count above 10,000 and an unparsable query with 400', async () => {

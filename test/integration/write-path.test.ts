@@ -115,7 +115,7 @@ describe('write path', () => {
     expect(await incoming(owner, 'OwnedBy')).toBe(0);
     // b: the entity delete removed what came before it; what came after it stands.
     const entity = await svc.call('GET', `/entitiesV2/${encodeURIComponent(b)}`);
-    expect(Object.keys(entity.body.aspects).sort()).toEqual(['browsePaths', 'datasetKey', 'datasetProperties']);
+    expect(Object.keys(entity.body.aspects).sort()).toEqual(['browsePaths', 'browsePathsV2', 'datasetKey', 'datasetProperties']);
   });
 
   it('runs a patch inside the transaction, on the locked latest value (concurrent patches lose nothing)', async () => {

@@ -1,4 +1,5 @@
-import { facetAggregations, parseFilter, queriedFields, SearchSchema, type FieldInfo } from '../../src/services/search/query-builder';
+import { facetAggregations, parseFilter, queriedFields, rewriteQuery, SearchSchema, textQuery, type FieldInfo } from '../../src/services/search/query-builder';
+import { analyze, queryParts, subwords } from '../../src/services/search/text-analysis';
 
 /** The shape of the engine request; the counts it yields on a real engine are in search.test.ts. */
 describe('search query builder', () => {
@@ -62,8 +63,36 @@ describe('search query builder', () => {
   });
 
   it('highlights the default fields and the fields the input names', () => {
-    expect(queriedFields('orders', schema).sort()).toEqual(['description', 'name', 'nameParts', 'tags', 'urnTokens']);
+    expect(queriedFields('orders', schema).sort()).toEqual(['description', 'name', 'nameParts', 'tags', 'textParts', 'urnTokens']);
     expect(queriedFields('owners:jdoe AND (origin:PROD OR name.keyword:x)', schema)).toEqual(expect.arrayContaining(['owners', 'origin', 'name.keyword']));
     expect(queriedFields('unknown:x', schema)).not.toContain('unknown');
+  });
+
+  it('splits free-text terms into words as the index does, the last also as a prefix of a name word', () => {
+    expect(rewriteQuery('SampleKafka', schema)).toBe('(SampleKafka OR "sample kafka" OR (sample AND nameParts:kafka*))');
+    expect(rewriteQuery('b4_events', schema)).toBe('(b4_events OR "b 4 events" OR ("b 4" AND nameParts:events*))');
+    expect(rewriteQuery('covid', schema)).toBe('(covid OR nameParts:covid*)');
+    expect(rewriteQuery('ab', schema)).toBe('ab');
+    expect(rewriteQuery('orders_2024 AND tags:pii', schema)).toBe('(orders_2024 OR "orders 2024" OR (orders AND nameParts:2024*)) AND (tags:pii OR tags:urn\\:li\\:tag\\:pii)');
+    expect(rewriteQuery('ord*', schema)).toBe('ord*');
+  });
+
+  it('answers a whole URN with that entity first', () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)';
+    expect(textQuery(urn, schema)).toEqual({
+      bool: {
+        should: [{ term: { urn: { value: urn, boost: 1000 } } }, { match: { urnTokens: { query: expect.stringContaining('kafka samplekafkadataset sample kafka dataset'), operator: 'and' } } }],
+        minimum_should_match: 1,
+      },
+    });
+  });
+});
+
+describe('text analysis', () => {
+  it('splits on case changes, digits and separators, lower case, originals kept', () => {
+    expect(subwords('HTTPServerLog2')).toEqual(['HTTP', 'Server', 'Log', '2']);
+    expect(analyze('covid19_geotab.us-border')).toEqual(['covid19_geotab.us-border', 'covid19_geotab', 'covid19', 'geotab', 'covid 19 geotab', 'us-border', 'us', 'border', 'us border']);
+    expect(queryParts('SampleKafka')).toEqual(['sample', 'kafka']);
+    expect(queryParts('sample')).toEqual([]);
   });
 });

@@ -53,9 +53,29 @@ describe('search document of an entity', () => {
     expect(built.nameExact).toEqual(expect.arrayContaining(['orders_2024', 'db.orders_2024']));
   });
 
-  it('records every browse path ancestor and the parent the entity is an item of', () => {
-    expect(built.browsePathPrefixes).toEqual(['/', '/prod', '/prod/hive', '/prod/hive/db']);
-    expect(built.browsePathParents).toEqual(['/prod/hive/db']);
+  it('records each browse path with its ancestors, normalized', () => {
+    expect(built.browsePaths).toEqual(['/prod/hive/db/orders_2024']);
+    expect(built.browsePathPrefixes).toEqual(['/', '/prod', '/prod/hive', '/prod/hive/db', '/prod/hive/db/orders_2024']);
+    const loose = doc({ browsePaths: { paths: ['prod/kafka1/', '//prod//kafka1', ''] } });
+    expect(loose.browsePaths).toEqual(['/prod/kafka1', '/']);
+  });
+
+  it('splits names into words as DataHub does: case changes, digits, _ - . separators, originals kept', () => {
+    const named = buildDocument(registry, dataset, 'urn:li:dataset:(urn:li:dataPlatform:bigquery,covid19_geotab_mobility_impact.us_border_wait_times,PROD)', new Map([
+      ['datasetProperties', { name: 'SampleKafkaDataset', qualifiedName: 'covid19_geotab_mobility_impact.us_border_wait_times' }],
+    ]));
+    // Words in order are one value ("sample kafka dataset"): the engine's standard analysis makes each a token.
+    const words = (values: unknown) => (values as string[]).flatMap((v) => v.split(' '));
+    expect(words(named.nameParts)).toEqual(expect.arrayContaining(['samplekafkadataset', 'sample', 'kafka', 'dataset', 'covid19_geotab_mobility_impact', 'covid19', 'covid', '19', 'geotab', 'us_border_wait_times', 'border']));
+    expect(named.nameParts).toEqual(expect.arrayContaining(['sample kafka dataset', 'covid 19 geotab mobility impact']));
+    // The entity's own URN is searchable by its parts (DataHub's urn_component).
+    expect(words(named.urnTokens)).toEqual(expect.arrayContaining(['bigquery', 'covid', 'geotab', 'prod']));
+  });
+
+  it('keeps the words inside words of other default-searched text apart', () => {
+    expect(built.textParts).toEqual(expect.arrayContaining(['orders 2024']));
+    const described = doc({ datasetProperties: { name: 'x', description: 'Holds the customerEmail of each buyer' } });
+    expect(described.textParts).toEqual(['customer email']);
   });
 
   it('marks a soft-deleted entity removed', () => {

@@ -71,7 +71,7 @@ export function searchRoutes(search: SearchService): RouteDefinition[] {
       path: '/entities',
       action: 'browse',
       tag: 'Search',
-      summary: 'Groups and entities one level below a browse path',
+      summary: 'The groups one level below a browse path, with counts, and the entities at exactly that path',
       scope: 'none',
       body: {
         type: 'object',
@@ -86,7 +86,18 @@ export function searchRoutes(search: SearchService): RouteDefinition[] {
       },
       example: {
         request: { path: '/prod/hive', entity: 'dataset', start: 0, limit: 10 },
-        response: { value: { numEntities: 1, pageSize: 10, from: 0, metadata: { totalNumEntities: 1, groups: [], path: '/prod/hive' }, entities: [{ name: 'samplehivedataset', urn: SAMPLE }] } },
+        response: {
+          value: {
+            numEntities: 0,
+            numGroups: 1,
+            numElements: 1,
+            pageSize: 10,
+            from: 0,
+            metadata: { totalNumEntities: 1, groups: [{ name: 'samplehivedataset', count: 1 }], path: '/prod/hive' },
+            groups: [{ name: 'samplehivedataset', count: 1 }],
+            entities: [],
+          },
+        },
       },
       handle: async ({ body }) =>
         search.browse({ path: body.path as string, entity: body.entity as string, start: body.start as number, limit: body.limit as number, filter: body.filter }),

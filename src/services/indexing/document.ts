@@ -1,6 +1,8 @@
 import { valuesAt, type EntitySpec, type Registry } from '../../model/registry';
+import { normalizeBrowsePath } from '../../model/browse-paths';
 import { tryParseUrn } from '../../model/urn';
 import { companionFields, searchableFields } from '../../stores/search/mappings';
+import { analyze, innerTokens } from '../search/text-analysis';
 
 export type SearchDocument = Record<string, unknown>;
 
@@ -14,11 +16,26 @@ export interface AspectFragment {
   paths?: string[];
 }
 
-function ancestors(path: string): string[] {
+/** A browse path and each of its ancestors: "/prod/hive" → "/", "/prod", "/prod/hive". */
+function withAncestors(path: string): string[] {
   const segments = path.split('/').filter(Boolean);
   const out = ['/'];
-  for (let i = 1; i < segments.length; i++) out.push('/' + segments.slice(0, i).join('/'));
+  for (let i = 1; i <= segments.length; i++) out.push('/' + segments.slice(0, i).join('/'));
   return out;
+}
+
+const TEXT_TYPES = new Set(['TEXT', 'TEXT_PARTIAL', 'WORD_GRAM']);
+
+/** The ids of a URN and of the URNs in its tuple, split into words: urn:li:tag:LegacyTag → legacytag, legacy, tag. */
+function urnIdTokens(value: string): string[] {
+  const urn = tryParseUrn(value);
+  if (!urn) return [];
+  return urn.parts.flatMap((p) => analyze(p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
+}
+
+/** DataHub's urn_component: the entity's own URN is searchable by its parts (platform, name, origin). */
+function ownUrnTokens(urn: string): string[] {
+  return urnIdTokens(urn);
 }
 
 function flatten(value: unknown): unknown[] {
@@ -32,7 +49,7 @@ interface Slots {
   /** Per aspect, the searchable fields it feeds, in document order: a fragment's `values` follow this order. */
   byAspect: Map<string, { path: readonly string[] }[]>;
   /** Per document field, where its values come from: (aspect, index into that aspect's fragment). */
-  byField: [fieldName: string, sources: { aspect: string; slot: number; field: { enableAutocomplete?: boolean; fieldType: string } }[]][];
+  byField: [fieldName: string, sources: { aspect: string; slot: number; field: { enableAutocomplete?: boolean; fieldType: string; queryByDefault?: boolean } }[]][];
 }
 
 const slotCache = new WeakMap<EntitySpec, Slots>();
@@ -78,7 +95,8 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
 export function documentFromFragments(registry: Registry, entity: EntitySpec, urn: string, fragments: ReadonlyMap<string, AspectFragment>): SearchDocument {
   const doc: SearchDocument = { urn, entityType: entity.name, removed: false };
   const names = new Set<string>();
-  const urnTokens = new Set<string>();
+  const urnTokens = new Set<string>(ownUrnTokens(urn));
+  const textParts = new Set<string>();
   const counts = new Map<string, number>();
   for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
     // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas.
@@ -92,8 +110,10 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
         if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
         // URN values are also searchable by their id: "hive", "pii", "jdoe".
         if ((field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL') && typeof v === 'string' && v.startsWith('urn:')) {
-          const id = tryParseUrn(v)?.parts.map((p) => (p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
-          for (const part of id ?? []) urnTokens.add(part);
+          for (const token of urnIdTokens(v)) urnTokens.add(token);
+        } else if (field.queryByDefault && TEXT_TYPES.has(field.fieldType) && typeof v === 'string') {
+          // Words inside the words the field's own analysis keeps whole: "customer_email" → customer, email.
+          for (const token of innerTokens(v)) textParts.add(token);
         }
       }
     }
@@ -107,13 +127,14 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
     if (hasValues) doc[hasValues] = doc[hasValues] === true || n > 0;
     if (numValues) doc[numValues] = Math.max(Number(doc[numValues] ?? 0), n);
   }
-  const paths = fragments.get('browsePaths')?.paths ?? [];
+  // An entity is listed at exactly each of its browse paths, and counted in the group of every ancestor.
+  const paths = [...new Set((fragments.get('browsePaths')?.paths ?? []).filter((p) => typeof p === 'string').map(normalizeBrowsePath))];
   doc.browsePaths = paths;
-  doc.browsePathPrefixes = [...new Set(paths.flatMap(ancestors))];
-  doc.browsePathParents = [...new Set(paths.map((p) => ancestors(p).pop()!))];
+  doc.browsePathPrefixes = [...new Set(paths.flatMap(withAncestors))];
   doc.urnTokens = [...urnTokens];
-  // Both the dotted/slashed segments ("orders_2024") and the finest parts ("orders", "2024").
-  doc.nameParts = [...new Set([...names].flatMap((n) => [...n.split(/[./:\s]+/u), ...n.split(/[^\p{L}\p{N}]+/u)]).filter((p) => p !== ''))];
+  // The names whole, their dotted/slashed segments ("orders_2024") and the finest parts ("orders", "2024", "Kafka").
+  doc.nameParts = [...new Set([...names].flatMap(analyze))];
+  doc.textParts = [...textParts];
   doc.autocomplete = [...names];
   doc.nameExact = [...new Set([...names].map((n) => n.toLowerCase()))];
   return doc;

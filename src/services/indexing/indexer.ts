@@ -7,6 +7,7 @@ import type { AspectStore } from '../../stores/graph/aspect-store';
 import type { OutboxEntry, OutboxStore } from '../../stores/graph/outbox-store';
 import type { Body, BulkOperation, SearchEngine } from '../../stores/search/engine';
 import { entityIndexDefinition, type IndexNames } from '../../stores/search/mappings';
+import { EntityIndexMigrations } from './index-migrations';
 import type { PendingDeleteMarkers } from '../../stores/search/pending-deletes';
 import type { CommittedWrite } from '../write-path/group-writer';
 import { aspectFragment, documentFromFragments, type AspectFragment } from './document';
@@ -81,6 +82,8 @@ export class SearchIndexer {
     private readonly markers?: PendingDeleteMarkers,
     /** Search fragments of entities this process wrote or indexed lately: their documents need no read of Neo4j. */
     private readonly fragments?: FragmentCache,
+    /** Creates entity indices and rebuilds those of an older mapping version; none given: created only. */
+    readonly migrations: EntityIndexMigrations = new EntityIndexMigrations(registry, engine, names, null, logger, { batchSize: 500 }),
   ) {
     this.events.setMaxListeners(0);
     this.idleWait = options.pollMs;
@@ -89,6 +92,8 @@ export class SearchIndexer {
   start(): void {
     if (this.running) return;
     this.running = true;
+    // Indices of an older mapping version are rebuilt in the background; meanwhile they answer searches as before.
+    this.migrations.migrateAll().catch((err) => this.logger.warn({ err: (err as Error).message }, 'entity index rebuild failed; retried on the next write of that type'));
     this.loops = Array.from({ length: Math.max(1, this.options.workers ?? 1) }, (_, worker) => this.run(worker));
   }
 
@@ -112,9 +117,8 @@ export class SearchIndexer {
 
   /**
    * Creates the index of each entity type that lacks one and adds new fields to existing mappings (all types when none
-   * are named). The model has 72 entity types; a deployment writes a few of them, so indices appear on first write.
-   * Only fields the index lacks are sent: a field mapped by an older version keeps that mapping (the engine refuses most
-   * changes, and would refuse the new fields with them) until restoreIndices recreates the index.
+   * are named). The model has 72 entity types; a deployment writes a few of them, so indices appear on first write. An
+   * index of an older mapping version is rebuilt in the background (EntityIndexMigrations) and written meanwhile.
    */
   async ensureIndices(entityTypes?: Iterable<string>, options: { recheck?: boolean } = {}): Promise<void> {
     const names = entityTypes ? [...new Set(entityTypes)] : [...this.registry.entities.keys()];
@@ -123,8 +127,15 @@ export class SearchIndexer {
       // recheck: an admin may have dropped indices (restore), and a bulk write would auto-create one without our mapping.
       if (!entity || (this.readyIndices.has(name) && !options.recheck)) continue;
       const index = this.names.entity(entity.name);
-      const definition = entityIndexDefinition(this.registry, entity);
-      if (await this.engine.indexExists(index)) {
+      const state = await this.migrations.state(entity.name);
+      if (state.kind === 'missing') await this.migrations.create(entity.name);
+      else if (state.kind === 'outdated') {
+        this.migrations.migrate(entity.name).catch((err) => {
+          this.readyIndices.delete(entity.name);
+          this.logger.warn({ index, err: (err as Error).message }, 'entity index rebuild failed; retried on the next write of that type');
+        });
+      } else {
+        const definition = entityIndexDefinition(this.registry, entity);
         const mapped = new Set([...(await this.engine.getMappings(index)).values()].flatMap((m) => Object.keys((m.properties as Body | undefined) ?? {})));
         const missing = Object.entries(definition.mappings.properties as Record<string, Body>).filter(([field]) => !mapped.has(field));
         if (missing.length > 0) {
@@ -135,7 +146,7 @@ export class SearchIndexer {
             this.logger.warn({ index, err: (err as Error).message }, 'index mapping could not be updated; drop the index and run restoreIndices');
           }
         }
-      } else await this.engine.createIndex(index, definition);
+      }
       this.readyIndices.add(name);
     }
   }
@@ -173,7 +184,8 @@ export class SearchIndexer {
     const unread = [...new Set(entries.filter((e) => !cached.has(e.urn)).map((e) => e.urn))];
     const latest = unread.length > 0 ? await this.aspects.latestMany(unread, null) : new Map();
     const operations: BulkOperation[] = [];
-    const byId = new Map<string, OutboxEntry>();
+    /** The entry of each operation, by position: the engine answers with the concrete index behind an alias. */
+    const opEntries: OutboxEntry[] = [];
     const done: OutboxEntry[] = [];
     for (const entry of entries) {
       const urn = tryParseUrn(entry.urn);
@@ -183,7 +195,7 @@ export class SearchIndexer {
         continue;
       }
       const index = this.names.entity(entity.name);
-      byId.set(`${index}\u0000${entry.urn}`, entry);
+      opEntries.push(entry);
       const hit = cached.get(entry.urn);
       const state = latest.get(entry.urn);
       if (hit && hit.size > 0) {
@@ -197,14 +209,23 @@ export class SearchIndexer {
         operations.push({ op: 'delete', index, id: entry.urn, version: entry.rev });
       }
     }
+    // An index being rebuilt gets every write too, so none made while it is filled from Neo4j is missing from it.
+    const shadows: BulkOperation[] = [];
+    for (const o of operations) {
+      const building = this.migrations.building.get(tryParseUrn(o.id)?.entityType ?? '');
+      if (building) shadows.push({ ...o, index: building });
+    }
     const failed: OutboxEntry[] = [];
     const deletes: OutboxEntry[] = [];
-    const deleteIds = new Set(operations.filter((o) => o.op === 'delete').map((o) => `${o.index}\u0000${o.id}`));
-    for (const item of await this.engine.bulk(operations)) {
-      const key = `${item.index}\u0000${item.id}`;
-      const entry = byId.get(key);
-      if (!entry) continue;
-      if (item.ok) (deleteIds.has(key) ? deletes : done).push(entry);
+    const results = await this.engine.bulk([...operations, ...shadows]);
+    const shadowFailed = new Set(results.slice(operations.length).filter((r) => !r.ok).map((r) => r.id));
+    for (const [i, item] of results.slice(0, operations.length).entries()) {
+      const entry = opEntries[i];
+      if (shadowFailed.has(item.id)) {
+        failed.push(entry);
+        continue;
+      }
+      if (item.ok) (operations[i].op === 'delete' ? deletes : done).push(entry);
       else {
         failed.push(entry);
         if (item.error === 'index_not_found_exception') this.readyIndices.delete(tryParseUrn(entry.urn)?.entityType ?? '');

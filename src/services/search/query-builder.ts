@@ -1,7 +1,9 @@
 import { InvalidInputError } from '../../model/errors';
 import type { EntitySpec, Registry, SearchableField } from '../../model/registry';
 import type { Body } from '../../stores/search/engine';
+import { tryParseUrn } from '../../model/urn';
 import { isTextField, searchableFields } from '../../stores/search/mappings';
+import { analyze, queryParts } from './text-analysis';
 
 /**
  * Pure translation of the interface's search input and filters into engine query bodies (the same for OpenSearch and
@@ -143,15 +145,51 @@ export function rewriteQuery(input: string, schema: SearchSchema): string {
         return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
       }
       if (token.startsWith('"')) return token;
-      return escapeQueryString(token, true).replace(/\\-/g, '-');
+      return freeTerm(token);
     })
     .join(' ');
 }
+
+/** Shortest word matched as a prefix (DataHub's partial matching starts at 3 characters too). */
+const PREFIX_MIN = 3;
+
+/**
+ * A free-text term as the index splits text (text-analysis.ts): the term itself, or its words adjacent and in order
+ * (`SampleKafka` finds SampleKafkaDataset, `b4_x` does not find b1_x_4), the last word also as the prefix of a name's
+ * word (`SampleKaf`, `kaf`). Terms with wildcards or operators go as written.
+ */
+function freeTerm(token: string): string {
+  const escaped = escapeQueryString(token, true).replace(/\\-/g, '-');
+  if (/[*?]/.test(token) || /^[-+!]/.test(token)) return escaped;
+  const parts = queryParts(token);
+  if (parts.length > 1) {
+    const last = parts[parts.length - 1];
+    const alternatives = [escaped, `"${parts.join(' ')}"`];
+    if (last.length >= PREFIX_MIN) alternatives.push(`(${parts.length > 2 ? `"${parts.slice(0, -1).join(' ')}"` : parts[0]} AND nameParts:${last}*)`);
+    return `(${alternatives.join(' OR ')})`;
+  }
+  if (token.length >= PREFIX_MIN && /^[\p{L}\p{N}]+$/u.test(token)) return `(${escaped} OR nameParts:${token.toLowerCase()}*)`;
+  return escaped;
+}
+
+/** Fields every free-text search covers besides the schema's default fields, with their boosts. */
+const DERIVED_TEXT_FIELDS = ['nameParts^5', 'urnTokens', 'textParts', 'autocomplete^2'];
 
 /** The scoring part of a search: match-all for `*`, else query_string over the default fields, exact names first. */
 export function textQuery(input: string, schema: SearchSchema): Body {
   const trimmed = input.trim();
   if (trimmed === '' || trimmed === '*') return { match_all: {} };
+  const urn = tryParseUrn(trimmed);
+  if (urn) {
+    // A whole URN: that entity first, then entities whose URN-valued fields or own URN share its parts.
+    const parts = urn.parts.map((p) => (p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
+    return {
+      bool: {
+        should: [{ term: { urn: { value: trimmed, boost: 1000 } } }, { match: { urnTokens: { query: parts.flatMap(analyze).join(' '), operator: 'and' } } }],
+        minimum_should_match: 1,
+      },
+    };
+  }
   const defaults = [...schema.fields.values()].filter((f) => f.queryByDefault).map((f) => `${f.name}^${f.boost}`);
   return {
     bool: {
@@ -159,7 +197,7 @@ export function textQuery(input: string, schema: SearchSchema): Body {
         {
           query_string: {
             query: rewriteQuery(trimmed, schema),
-            fields: [...defaults, 'urnTokens', 'nameParts', 'autocomplete^2'],
+            fields: [...defaults, ...DERIVED_TEXT_FIELDS],
             default_operator: 'AND',
             lenient: true,
             analyze_wildcard: true,
@@ -179,6 +217,7 @@ export function queriedFields(input: string, schema: SearchSchema): string[] {
   const fields = new Set([...schema.fields.values()].filter((f) => f.queryByDefault).map((f) => f.name));
   fields.add('urnTokens');
   fields.add('nameParts');
+  fields.add('textParts');
   for (const token of tokenize(input.trim())) {
     const m = FIELDED_TERM.exec(token);
     if (!m || !schema.fields.has(m[1].replace(/\.keyword$/, ''))) continue;

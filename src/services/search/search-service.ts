@@ -1,8 +1,10 @@
+import { normalizeBrowsePath } from '../../model/browse-paths';
 import { InvalidInputError } from '../../model/errors';
 import type { EntitySpec, Registry } from '../../model/registry';
 import type { Body, SearchEngine, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
+import { queryParts } from './text-analysis';
 import { escapeRegex, facetAggregations, filterQuery, NOT_REMOVED, parseFilter, queriedFields, SearchSchema, textQuery, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
@@ -37,11 +39,16 @@ function lastSegment(path: string): string {
   return parts[parts.length - 1] ?? '';
 }
 
-function normalizePath(raw: string): string {
-  const trimmed = raw.trim().replace(/\/+$/, '');
-  if (trimmed === '') return '/';
-  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+/** A query as the words the index splits names into: "SampleKaf" → "sample kaf". */
+function queryWords(query: string): string {
+  return query
+    .split(/\s+/)
+    .map((t) => (queryParts(t).length > 0 ? queryParts(t).join(' ') : t))
+    .join(' ');
 }
+
+/** Most groups one browse level lists (DataHub's AGGREGATION_MAX_SIZE). */
+const MAX_GROUPS = 2000;
 
 /** Full-text search, browse and autocomplete over the derived index; hits of hard-deleted entities are dropped (DeletedHitGuard). */
 export class SearchService {
@@ -150,61 +157,74 @@ export class SearchService {
     return { body: { ...body, size: count, ...(after ? { search_after: after } : {}) } };
   }
 
-  /** The two engine requests of a browse: the groups one level below the path, and the entities at it. */
-  buildBrowse(request: BrowseRequest): { index: string; path: string; groups: Body; items: Body } {
+  /**
+   * The two engine requests of a browse, as DataHub's: the groups one level below the path (each with the number of
+   * entities anywhere under it), and the entities whose browse path is exactly the path. A page lists groups first,
+   * then entities: `start`/`limit` run over both.
+   */
+  buildBrowse(request: BrowseRequest): { index: string; path: string; groups: Body; items: Body; itemsFrom: number } {
     const entity = this.entity(request.entity);
     const schema = this.schema(entity);
     if (request.limit > MAX_COUNT) throw new InvalidInputError(`limit must be at most ${MAX_COUNT}`);
-    const path = normalizePath(request.path ?? '/');
+    const path = normalizeBrowsePath(request.path ?? '/');
     const filter = filterQuery(parseFilter(request.filter), schema);
     const under: Body[] = [NOT_REMOVED, { term: { browsePathPrefixes: path } }, ...(filter ? [filter] : [])];
     const groupPattern = `${escapeRegex(path === '/' ? '' : path)}/[^/]+`;
+    // Which entities a page holds depends on the number of groups (at most MAX_GROUPS), not known yet: the one request
+    // covers every window that number allows, and the page is cut from it.
+    const { start, limit } = request;
+    const itemsFrom = Math.max(start - MAX_GROUPS, 0);
     return {
+      itemsFrom,
       index: this.names.entity(entity.name),
       path,
       groups: {
         size: 0,
         query: { bool: { filter: under } },
-        aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: 1000, order: { _key: 'asc' } } } },
+        aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: MAX_GROUPS, order: { _key: 'asc' } } } },
       },
       items: {
-        from: request.start,
-        size: request.limit,
-        query: { bool: { filter: [NOT_REMOVED, { term: { browsePathParents: path } }, ...(filter ? [filter] : [])] } },
+        from: itemsFrom,
+        size: start + limit - itemsFrom,
+        query: { bool: { filter: [NOT_REMOVED, { term: { browsePaths: path } }, ...(filter ? [filter] : [])] } },
         sort: [{ urn: 'asc' }],
-        _source: ['urn', 'browsePaths'],
+        _source: false,
       },
     };
   }
 
   async browse(request: BrowseRequest) {
-    const { index, path, groups: groupsBody, items: itemsBody } = this.buildBrowse(request);
+    const { index, path, groups: groupsBody, items, itemsFrom } = this.buildBrowse(request);
+    const groupsOf = (result: SearchResult) =>
+      ((result.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? []).map((b) => ({ name: lastSegment(b.key), count: b.doc_count }));
     const {
-      results: [groups, items],
+      results: [groups, entities],
       hits,
     } = await this.guard.search(
       [
         { index, body: groupsBody },
-        { index, body: itemsBody },
+        { index, body: items },
       ],
-      ([, i]) => i.hits,
+      ([g, i]) => {
+        // Groups come first; the entities fill the rest of the page.
+        const skip = Math.max(request.start - groupsOf(g).length, 0) - itemsFrom;
+        const room = Math.min(Math.max(request.start + request.limit - groupsOf(g).length, 0), request.limit);
+        return i.hits.slice(skip, skip + room);
+      },
     );
-    const buckets = (groups.aggregations?.groups as { buckets?: { key: string; doc_count: number }[] })?.buckets ?? [];
+    const allGroups = groupsOf(groups);
+    const pageGroups = allGroups.slice(request.start, request.start + request.limit);
     return {
       value: {
-        numEntities: items.total,
+        numEntities: entities.total,
+        numGroups: allGroups.length,
+        numElements: allGroups.length + entities.total,
         pageSize: request.limit,
         from: request.start,
-        metadata: {
-          path,
-          totalNumEntities: groups.total,
-          groups: buckets.map((b) => ({ name: lastSegment(b.key), count: b.doc_count })),
-        },
-        entities: hits.map((h) => {
-          const paths = (h.source.browsePaths as string[] | undefined) ?? [];
-          const own = paths.find((p) => normalizePath(p.split('/').slice(0, -1).join('/')) === path) ?? paths[0] ?? '';
-          return { name: lastSegment(own), urn: h.id };
-        }),
+        metadata: { path, totalNumEntities: groups.total, groups: pageGroups },
+        groups: pageGroups,
+        // DataHub names an entity by its urn here: its path's last segment is a folder, not its name.
+        entities: hits.map((h) => ({ name: h.id, urn: h.id })),
       },
     };
   }
@@ -227,6 +247,9 @@ export class SearchService {
             : {
                 should: [
                   { match_bool_prefix: { autocomplete: { query } } },
+                  // Words inside names, adjacent, the last one partial (text-analysis.ts): "kafka" and "SampleKaf" suggest
+                  // SampleKafkaDataset.
+                  { match_phrase_prefix: { nameParts: { query: queryWords(query) } } },
                   { wildcard: { 'autocomplete.keyword': { value: `*${query.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } } },
                   { term: { nameExact: { value: lower, boost: 100 } } },
                 ],

@@ -136,6 +136,9 @@ export class ClientSearchEngine implements SearchEngine {
   }
 
   async deleteIndex(index: string): Promise<void> {
+    // The engines delete nothing for an alias's name: the indices behind it go (entity indices are aliases).
+    const behind = [...(await this.getAliases(index)).values()].flatMap((targets) => targets.map((t) => t.index));
+    if (behind.length > 0) await this.call(this.client.indices.delete, { index: [...new Set(behind)].join(','), ignore_unavailable: true }, {}, this.client.indices);
     await this.call(this.client.indices.delete, { index, ignore_unavailable: true, allow_no_indices: true, expand_wildcards: 'open,closed' }, {}, this.client.indices);
   }
 

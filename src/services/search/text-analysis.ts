@@ -1,0 +1,65 @@
+/**
+ * DataHub's word splitting, done in the service rather than by the engine. DataHub's `word_delimited` analysis splits
+ * text on whitespace and `(),./:`, then each token with `word_delimiter_graph` (split_on_case_change,
+ * split_on_numerics, preserve_original) and lower-cases it, and `urn_component` does the same to URNs. Those filters
+ * live in the engines' analysis-common module, which Elasticsearch's test distribution lacks; so documents carry the
+ * tokens themselves (in fields analyzed by the core `standard` analyzer, which every engine has) and query input is
+ * split the same way before it is sent. Both engines then answer alike.
+ */
+
+/** DataHub's main tokenizer: whitespace and `(),./:` (also `\` and `;`, which no name uses as a word character). */
+const MAIN_SEPARATORS = /[\s(),./:\\;]+/u;
+/** Between the words of a token: `_`, `-` and anything that is neither a letter nor a digit. */
+const WORD_SEPARATORS = /[^\p{L}\p{M}\p{N}]+/u;
+/** Case changes (`sampleKafka`, `HTTPServer`) and letter/digit boundaries (`covid19`). */
+const SUBWORD = /\p{Lu}+(?![\p{Ll}\p{M}])|\p{Lu}?[\p{Ll}\p{M}]+|\p{N}+|[\p{L}\p{M}]+/gu;
+
+/** The case and digit parts of one word: `SampleKafkaDataset` → Sample, Kafka, Dataset; `covid19` → covid, 19. */
+export function subwords(word: string): string[] {
+  return word.match(SUBWORD) ?? [];
+}
+
+/**
+ * What a value contributes to a words field, lower case: the value, its tokens and their words whole, and per token
+ * its words in order as one space-separated value ("covid 19 geotab"), so a query can ask for them together and
+ * adjacent (a phrase) and not only each anywhere. `covid19_geotab.us_border` → covid19_geotab.us_border,
+ * covid19_geotab, covid19, geotab, "covid 19 geotab", us_border, us, border, "us border".
+ */
+export function analyze(value: string): string[] {
+  const out = new Set<string>();
+  const add = (t: string) => t !== '' && out.add(t.toLowerCase());
+  add(value.trim());
+  for (const token of value.split(MAIN_SEPARATORS)) {
+    add(token);
+    const words = token.split(WORD_SEPARATORS).filter((w) => w !== '');
+    for (const word of words) add(word);
+    const parts = words.flatMap(subwords);
+    if (parts.length > 1) add(parts.join(' '));
+  }
+  return [...out];
+}
+
+/**
+ * Only what a `standard` analysis of the value would not find itself: per token that has words inside (`_`, case
+ * changes, digits), those words in order ("customer email"); so long descriptions do not double the document.
+ */
+export function innerTokens(value: string): string[] {
+  const out = new Set<string>();
+  for (const token of value.split(MAIN_SEPARATORS)) {
+    const parts = token
+      .split(WORD_SEPARATORS)
+      .filter((w) => w !== '')
+      .flatMap(subwords);
+    if (parts.length > 1) out.add(parts.join(' ').toLowerCase());
+  }
+  return [...out];
+}
+
+/** The words a query term stands for when split like indexed text (`SampleKafka` → sample, kafka); [] when it is one. */
+export function queryParts(term: string): string[] {
+  const parts = term
+    .split(WORD_SEPARATORS)
+    .flatMap(subwords)
+    .map((p) => p.toLowerCase());
+  return parts.length > 1 ? parts : [];
+}
