@@ -36,6 +36,20 @@ export function defaultBrowsePaths(urn: Urn): string[] {
   }
 }
 
+/**
+ * Where an entity is listed for one of its browse paths, and under what name. A path is a folder: the entity is listed
+ * at exactly it, named by its urn (DataHub). The legacy default paths of datasets, charts and dashboards (the
+ * conformance notes' form) end with the entity's own name instead: for those the entity is listed in the parent folder
+ * under that last segment, as the notes list it.
+ */
+export function browseListing(urn: Urn, path: string): { folder: string; name: string | null } {
+  const normalized = normalizeBrowsePath(path);
+  const legacy = ['dataset', 'chart', 'dashboard'].includes(urn.entityType) ? defaultBrowsePaths(urn).map(normalizeBrowsePath) : [];
+  if (!legacy.includes(normalized) || normalized === '/') return { folder: normalized, name: null };
+  const cut = normalized.lastIndexOf('/');
+  return { folder: cut === 0 ? '/' : normalized.slice(0, cut), name: normalized.slice(cut + 1) };
+}
+
 export interface BrowsePathEntry {
   id: string;
   urn?: string;

@@ -155,11 +155,14 @@ describe.each<[EngineName, Record<string, string>]>([
     expect(await page(3, 5)).toMatchObject({ groups: [], entities: [] });
   });
 
-  it('generates default browse paths for datasets without any, the legacy form ending with the name', async () => {
+  it('generates default browse paths for datasets without any, the legacy form ending with the name, listed by that name in its parent', async () => {
+    const stored = await svc.call('GET', `/aspects/${enc(kafka)}?aspect=browsePaths&version=0`);
+    expect(stored.body.aspect['com.linkedin.common.BrowsePaths'].paths).toEqual([`/dev/kafka/events_${id}`]);
     const res = await svc.call('POST', '/entities?action=browse', { path: '/dev/kafka', entity: 'dataset', start: 0, limit: 1000 });
-    expect(res.body.value.groups).toContainEqual({ name: `events_${id}`, count: 1 });
+    expect(res.body.value.entities).toContainEqual({ name: `events_${id}`, urn: kafka });
+    expect(res.body.value.groups).not.toContainEqual(expect.objectContaining({ name: `events_${id}` }));
     const at = await svc.call('POST', '/entities?action=browse', { path: `/dev/kafka/events_${id}`, entity: 'dataset', start: 0, limit: 10 });
-    expect(at.body.value.entities).toEqual([{ name: kafka, urn: kafka }]);
+    expect(at.body.value.entities).toEqual([]);
   });
 
   it('autocompletes names by prefix', async () => {

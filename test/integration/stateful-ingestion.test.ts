@@ -114,5 +114,9 @@ describe.each(['ASYNC_BATCH', 'SYNC'])('stateful ingestion with the %s sink', (m
     const kept = await svc.call('GET', `/entitiesV2/${enc(dataset(tables[2]))}?aspects=List(schemaMetadata)`);
     expect(kept.body.aspects.schemaMetadata.value.fields.length).toBe(3);
     await eventuallySearchable([dataset(tables[0]), dataset(tables[1])].sort());
+    // Nor does browse: the folder of the default browse paths lists the two live tables only.
+    const browsed = await svc.call('POST', '/entities?action=browse', { path: '/prod/sqlite/main', entity: 'dataset', start: 0, limit: 1000 });
+    const listed = (browsed.body.value.entities as { urn: string }[]).map((e) => e.urn).filter((u) => u.includes(id));
+    expect(listed.sort()).toEqual([dataset(tables[0]), dataset(tables[1])].sort());
   });
 });

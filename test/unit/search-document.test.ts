@@ -53,9 +53,10 @@ describe('search document of an entity', () => {
     expect(built.nameExact).toEqual(expect.arrayContaining(['orders_2024', 'db.orders_2024']));
   });
 
-  it('records each browse path with its ancestors, normalized', () => {
-    expect(built.browsePaths).toEqual(['/prod/hive/db/orders_2024']);
-    expect(built.browsePathPrefixes).toEqual(['/', '/prod', '/prod/hive', '/prod/hive/db', '/prod/hive/db/orders_2024']);
+  it('records each browse path with its ancestors, normalized; a legacy default path lists the entity in its parent under its last segment', () => {
+    expect(built.browsePaths).toEqual(['/prod/hive/db']);
+    expect(built.browseName).toBe('orders_2024');
+    expect(built.browsePathPrefixes).toEqual(['/', '/prod', '/prod/hive', '/prod/hive/db']);
     const loose = doc({ browsePaths: { paths: ['prod/kafka1/', '//prod//kafka1', ''] } });
     expect(loose.browsePaths).toEqual(['/prod/kafka1', '/']);
   });

@@ -1,5 +1,5 @@
 import { valuesAt, type EntitySpec, type Registry } from '../../model/registry';
-import { normalizeBrowsePath } from '../../model/browse-paths';
+import { browseListing, normalizeBrowsePath } from '../../model/browse-paths';
 import { tryParseUrn } from '../../model/urn';
 import { companionFields, searchableFields } from '../../stores/search/mappings';
 import { analyze, innerTokens } from '../search/text-analysis';
@@ -127,10 +127,17 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
     if (hasValues) doc[hasValues] = doc[hasValues] === true || n > 0;
     if (numValues) doc[numValues] = Math.max(Number(doc[numValues] ?? 0), n);
   }
-  // An entity is listed at exactly each of its browse paths, and counted in the group of every ancestor.
-  const paths = [...new Set((fragments.get('browsePaths')?.paths ?? []).filter((p) => typeof p === 'string').map(normalizeBrowsePath))];
+  // An entity is listed in the folder each browse path names (browseListing), and counted in the group of every
+  // ancestor of it.
+  const parsedUrn = tryParseUrn(urn);
+  const listings = (fragments.get('browsePaths')?.paths ?? [])
+    .filter((p): p is string => typeof p === 'string')
+    .map((p) => (parsedUrn ? browseListing(parsedUrn, p) : { folder: normalizeBrowsePath(p), name: null }));
+  const paths = [...new Set(listings.map((l) => l.folder))];
   doc.browsePaths = paths;
   doc.browsePathPrefixes = [...new Set(paths.flatMap(withAncestors))];
+  const browseName = listings.find((l) => l.name !== null)?.name;
+  if (browseName) doc.browseName = browseName;
   doc.urnTokens = [...urnTokens];
   // The names whole, their dotted/slashed segments ("orders_2024") and the finest parts ("orders", "2024", "Kafka").
   doc.nameParts = [...new Set([...names].flatMap(analyze))];

@@ -188,7 +188,7 @@ export class SearchService {
         size: start + limit - itemsFrom,
         query: { bool: { filter: [NOT_REMOVED, { term: { browsePaths: path } }, ...(filter ? [filter] : [])] } },
         sort: [{ urn: 'asc' }],
-        _source: false,
+        _source: ['browseName'],
       },
     };
   }
@@ -223,8 +223,8 @@ export class SearchService {
         from: request.start,
         metadata: { path, totalNumEntities: groups.total, groups: pageGroups },
         groups: pageGroups,
-        // DataHub names an entity by its urn here: its path's last segment is a folder, not its name.
-        entities: hits.map((h) => ({ name: h.id, urn: h.id })),
+        // Named by its urn (DataHub: a path is a folder), or by the last segment of a legacy default path (browseListing).
+        entities: hits.map((h) => ({ name: typeof h.source?.browseName === 'string' ? h.source.browseName : h.id, urn: h.id })),
       },
     };
   }

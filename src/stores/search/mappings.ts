@@ -54,6 +54,8 @@ export const SYSTEM_FIELDS: Record<string, Body> = {
   browsePaths: { type: 'keyword', ignore_above: 1024 },
   /** Every browse path and each of its ancestors ("/", "/prod", "/prod/hive"): browse groups are aggregated from it. */
   browsePathPrefixes: { type: 'keyword', ignore_above: 1024 },
+  /** The name a legacy default browse path lists the entity under (read from _source, never searched). */
+  browseName: { type: 'keyword', index: false },
   /** Ids of the entity's own URN and of URN-valued fields (tag, platform, owner names), split into words (text-analysis.ts). */
   urnTokens: { type: 'text', analyzer: 'standard' },
   /** Name-like values whole and split into words ("SampleKafkaDataset" → sample, kafka, dataset), see text-analysis.ts. */
