@@ -121,6 +121,17 @@ describe.each<[EngineName, Record<string, string>]>([
       expect(res.body.value.metadata.aggregations).toEqual([]);
     });
 
+    it('searchAcrossEntities counts only the facets asked for', async () => {
+      const res = await svc.call('POST', '/entities?action=searchAcrossEntities', { input: '*', facets: ['origin', '_entityType'], count: 0, searchFlags: { maxAggValues: 1 } });
+      expect(res.status).toBe(200);
+      expect(res.body.value.entities).toEqual([]);
+      expect(res.body.value.numEntities).toBe(6);
+      expect(res.body.value.metadata.aggregations).toEqual([
+        { name: 'origin', displayName: 'Environment', aggregations: { PROD: 2 }, filterValues: [{ value: 'PROD', facetCount: 2, filtered: false }] },
+        { name: '_entityType', displayName: 'Type', aggregations: { dataset: 3 }, filterValues: [{ value: 'dataset', facetCount: 3, filtered: false }] },
+      ]);
+    });
+
     it('scrollAcrossEntities pages by scrollId until the last page, which has none; soft-deleted ones only when asked', async () => {
       const seen: string[] = [];
       let scrollId: string | undefined;

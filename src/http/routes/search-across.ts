@@ -66,7 +66,7 @@ function commonRequest(body: Record<string, unknown>) {
       skipHighlighting: flags.skipHighlighting === true,
       maxAggValues: flags.maxAggValues ?? null,
       extraFields: flags.fetchExtraFields ?? null,
-      facets: null,
+      facets: (body.facets as string[] | null | undefined) ?? null,
     },
   };
 }
@@ -126,7 +126,11 @@ export function searchAcrossRoutes(search: AcrossEntitiesSearch, reads: EntityRe
       body: {
         type: 'object',
         required: ['input'],
-        properties: { ...commonBody, start: { type: 'integer', minimum: 0, default: 0 } },
+        properties: {
+          ...commonBody,
+          start: { type: 'integer', minimum: 0, default: 0 },
+          facets: { type: ['array', 'null'], maxItems: 100, items: { type: 'string' }, description: 'Facets to count; default _entityType and every facet of the searched types' },
+        },
       },
       example: {
         request: { input: '*', entities: ['dataset', 'chart'], filter: { or: [{ and: [{ field: 'platform', value: 'urn:li:dataPlatform:hive' }] }] }, start: 0, count: 10 },

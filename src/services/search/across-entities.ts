@@ -57,7 +57,7 @@ export interface AcrossResult {
 
 /** The `_entityType` facet and filter field: entity type names, matched against each document's `entityType`. */
 export const ENTITY_TYPE_FACET = '_entityType';
-const ENTITY_TYPE_FIELDS = new Set(['_entityType', '_entityType.keyword', 'entityType', 'entityType.keyword', '_index']);
+const ENTITY_TYPE_FIELDS = new Set(['_entityType', '_entityType.keyword', 'entityType', 'entityType.keyword']);
 
 /** Display names of the facets DataHub names (its filterNameOverride); others show their field name. */
 const DISPLAY_NAMES: Record<string, string> = {
