@@ -4,7 +4,7 @@ import type { Registry } from '../../model/registry';
 import type { Body, MultiSearchRequest, SearchHit, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
-import { facetAggregations, filterQuery, NOT_REMOVED, queriedFields, SearchSchema, textQuery, type Criterion, type Filter } from './query-builder';
+import { facetAggregations, filterQuery, NOT_REMOVED, queriedFields, SearchSchema, textQuery, type Criterion, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
 const WINDOW = 10_000;
@@ -250,17 +250,15 @@ export class AcrossEntitiesSearch {
   }
 
   /** One size-0 search per type: each facet counts under the filter without its own criteria, as a single-type search does. */
-  private facetRequests(prepared: Prepared, request: AcrossRequest, facets: string[]): { type: string; request: MultiSearchRequest; locations: ReturnType<typeof facetAggregations>['facets'] }[] {
+  private facetRequests(prepared: Prepared, request: AcrossRequest, facets: string[]): { request: MultiSearchRequest; locations: FacetLocation[] }[] {
     if (facets.length === 0) return [];
     const size = Math.min(Math.max(request.maxAggValues ?? DEFAULT_AGG_VALUES, 1), MAX_AGG_VALUES);
-    const out: { type: string; request: MultiSearchRequest; locations: ReturnType<typeof facetAggregations>['facets'] }[] = [];
+    const out: { request: MultiSearchRequest; locations: FacetLocation[] }[] = [];
     for (const [type, schema] of prepared.schemas) {
       const wanted = (name: string) => facets.includes(name === 'entityType' ? ENTITY_TYPE_FACET : name);
       if (![...schema.fields.keys()].some(wanted)) continue;
       // The type's own fields (so filters translate as in the hits query), with only the asked-for ones as facets.
-      const facetSchema = new SearchSchema(type, this.registry.urnNamespace, []);
-      facetSchema.fields.clear();
-      for (const f of schema.fields.values()) facetSchema.fields.set(f.name, { ...f, facet: wanted(f.name) });
+      const facetSchema = schema.withFacets(wanted);
       const { aggs, facets: locations, filterInQuery } = facetAggregations(prepared.filter, facetSchema, size);
       const whole = filterQuery(prepared.filter, schema);
       const text = textQuery(request.input ?? '*', schema);
@@ -269,12 +267,12 @@ export class AcrossEntitiesSearch {
         query: { bool: { must: [text], filter: [...(prepared.softDeleteDefault ? [NOT_REMOVED] : []), ...(filterInQuery && whole ? [whole] : [])] } },
         aggs,
       };
-      out.push({ type, request: { index: this.indices.entity(type), body }, locations });
+      out.push({ request: { index: this.indices.entity(type), body }, locations });
     }
     return out;
   }
 
-  private mergeFacets(facets: string[], parts: { locations: ReturnType<typeof facetAggregations>['facets']; result: SearchResult }[], request: AcrossRequest): AcrossFacet[] {
+  private mergeFacets(facets: string[], parts: { locations: FacetLocation[]; result: SearchResult }[], request: AcrossRequest): AcrossFacet[] {
     const size = Math.min(Math.max(request.maxAggValues ?? DEFAULT_AGG_VALUES, 1), MAX_AGG_VALUES);
     const counts = new Map<string, Map<string, number>>(facets.map((f) => [f, new Map()]));
     for (const { locations, result } of parts) {

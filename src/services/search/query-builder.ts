@@ -79,6 +79,14 @@ export class SearchSchema {
     return new SearchSchema(entity.name, registry.urnNamespace, infos);
   }
 
+  /** The same fields with only those `isFacet` accepts as facets (a search across types counts the facets asked for). */
+  withFacets(isFacet: (name: string) => boolean): SearchSchema {
+    const copy = new SearchSchema(this.entity, this.urnNamespace, []);
+    copy.fields.clear();
+    for (const f of this.fields.values()) copy.fields.set(f.name, { ...f, facet: isFacet(f.name) });
+    return copy;
+  }
+
   get facets(): string[] {
     return [...this.fields.values()].filter((f) => f.facet).map((f) => f.name);
   }
