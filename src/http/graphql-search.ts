@@ -73,7 +73,7 @@ const typeDefs = /* GraphQL */ `
 
   input AggregateAcrossEntitiesInput {
     types: [EntityType!]
-    query: String
+    query: String!
     facets: [String]
     orFilters: [AndFilterInput!]
     viewUrn: String
@@ -127,7 +127,14 @@ const typeDefs = /* GraphQL */ `
   type FacetMetadata {
     field: String!
     displayName: String
+    "Always null here (DataHub: the entity of a structured-property facet)."
+    entity: Entity
     aggregations: [AggregationMetadata!]!
+  }
+
+  extend type MatchedField {
+    "The entity when the value is an urn."
+    entity: Entity
   }
 
   type AggregationMetadata {
@@ -735,6 +742,8 @@ export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
       __resolveType: (e: EntityRef) => (modelOf(e) === 'corpGroup' ? 'CorpGroup' : 'CorpUser'),
     },
     OtherEntity: { type },
+    MatchedField: { entity: (f: { value: string }) => (f.value.startsWith('urn:') && tryParseUrn(f.value) ? ref(f.value) : null) },
+    FacetMetadata: { entity: () => null },
     SchemaField: { type },
     Dataset: {
       ...shared,
