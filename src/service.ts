@@ -17,6 +17,11 @@ import { Registry } from './model/registry';
 import { lineageRoutes } from './http/routes/lineage';
 import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
+import { searchAcrossRoutes } from './http/routes/search-across';
+import { openApiV3Routes } from './http/routes/openapi-v3';
+import { AcrossEntitiesSearch } from './services/search/across-entities';
+import { EntityReads } from './services/entity-reads';
+import { EdgeScrollStore } from './stores/graph/edge-scroll-store';
 import { testRoutes } from './http/routes/tests';
 import { operationsRoutes } from './http/routes/operations';
 import { timeseriesRoutes } from './http/routes/timeseries';
@@ -193,7 +198,10 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const retrieval = new RetrievalService(registry, aspectStore);
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
   runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
-  const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS)));
+  const deletedHitGuard = new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS));
+  const searchService = new SearchService(registry, search, indexNames, deletedHitGuard);
+  const searchAcross = new AcrossEntitiesSearch(registry, indexNames, deletedHitGuard);
+  const reads = new EntityReads(registry, aspectStore, retrieval, new EdgeScrollStore(graph), searchAcross);
   const restore = new RestoreService(registry, new RestoreStore(graph), search, indexNames, indexer, ingestion);
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
@@ -229,11 +237,13 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, search: searchAcross, reads, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),
       ...searchRoutes(searchService),
+      ...searchAcrossRoutes(searchAcross, reads),
+      ...openApiV3Routes(reads),
       ...testRoutes(tests),
       ...timeseriesRoutes(timeseries),
       ...operationsRoutes(operations),

@@ -116,19 +116,19 @@ export const lineageTypeDefs = /* GraphQL */ `
   }
 
   type DatasetProperties {
-    name: String
+    name: String!
     qualifiedName: String
     description: String
   }
 
   type EntityProperties {
-    name: String
+    name: String!
     description: String
   }
 
   extend type Dataset implements Entity {
     type: EntityType!
-    name: String
+    name: String!
     platform: DataPlatform
     properties: DatasetProperties
   }

@@ -8,6 +8,7 @@ import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
 import type { LineageService } from '../services/lineage/lineage-service';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
+import { searchResolvers, searchTypeDefs, type SearchGraphqlDependencies } from './graphql-search';
 
 /** GraphQL answers here, at the root and (app.ts strips the prefix) under /gms. */
 export const GRAPHQL_PATHS = ['/api/graphql', '/api/v2/graphql'];
@@ -183,7 +184,7 @@ function requestErrorBody(status: number, text: string) {
   return { status, message, exceptionClass: known.exceptionClass, errors: errors.length > 0 ? errors : [{ message }], extensions: {} };
 }
 
-export interface GraphqlDependencies {
+export interface GraphqlDependencies extends SearchGraphqlDependencies {
   deprecation: DeprecationService;
   lineage: LineageService;
   auth: Authenticator;
@@ -202,21 +203,25 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
   const yoga = createYoga<GraphqlContext>({
     graphqlEndpoint: '/api{/v2}?/graphql',
     schema: createSchema<GraphqlContext>({
-      typeDefs: [typeDefs, lineageTypeDefs],
-      resolvers: {
-        Long,
-        ...lineage,
-        Query: {
-          dataset: (_: unknown, args: { urn: string }) => deps.deprecation.dataset(args.urn),
-          ...lineage.Query,
+      typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names)],
+      // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
+      resolvers: [
+        {
+          Long,
+          ...lineage,
+          Query: {
+            dataset: (_: unknown, args: { urn: string }) => deps.deprecation.dataset(args.urn),
+            ...lineage.Query,
+          },
+          Mutation: {
+            updateDeprecation: (_: unknown, args: { input: { urn: string } & DeprecationChange }, ctx: GraphqlContext) =>
+              deps.deprecation.updateDeprecation(args.input, ctx.principal),
+            batchUpdateDeprecation: (_: unknown, args: { input: DeprecationChange & { resources: ResourceRef[] } }, ctx: GraphqlContext) =>
+              deps.deprecation.batchUpdateDeprecation(args.input, ctx.principal),
+          },
         },
-        Mutation: {
-          updateDeprecation: (_: unknown, args: { input: { urn: string } & DeprecationChange }, ctx: GraphqlContext) =>
-            deps.deprecation.updateDeprecation(args.input, ctx.principal),
-          batchUpdateDeprecation: (_: unknown, args: { input: DeprecationChange & { resources: ResourceRef[] } }, ctx: GraphqlContext) =>
-            deps.deprecation.batchUpdateDeprecation(args.input, ctx.principal),
-        },
-      },
+        searchResolvers(deps),
+      ],
     }),
     graphiql: false,
     landingPage: false,
@@ -234,8 +239,10 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
     plugins: [
       // Introspection stays allowed (and is exempt from depth and cost limits); field suggestions are kept.
       EnvelopArmorPlugin({
-        maxDepth: { n: 8 },
-        costLimit: { maxCost: 5000 },
+        maxDepth: { n: 15 },
+        // The official `datahub search` CLI query (every entity type's fields, as DataHub's UI fragments select them) costs
+        // ~19,000 and nests 12 deep (inline fragments count).
+        costLimit: { maxCost: 50000 },
         maxAliases: { n: 15 },
         maxDirectives: { n: 20 },
         maxTokens: { n: 2000 },

@@ -134,7 +134,9 @@ async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Pro
   }
   const rawBody = (ctx.request as { body?: unknown }).body;
   const body = rawBody === undefined || rawBody === null || (typeof rawBody === 'string' && rawBody === '') ? {} : rawBody;
-  if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Request body must be a JSON object');
+  // A route whose body schema is a list (OpenAPI v3 batchGet) takes a JSON list; every other route an object.
+  const wantsList = (route.def.body as Schema | undefined)?.type === 'array';
+  if (typeof body !== 'object' || Array.isArray(body) !== wantsList) throw new InvalidInputError(`Request body must be a JSON ${wantsList ? 'list' : 'object'}`);
   assertNesting(body, 'Request body');
   if (route.body && !route.body(body)) throw new InvalidInputError(`Invalid request body: ${describe(route.body, 'body')}`);
   return route.def.handle({

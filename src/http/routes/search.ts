@@ -1,3 +1,4 @@
+import { CONDITIONS } from '../../services/search/query-builder';
 import type { SearchService } from '../../services/search/search-service';
 import type { RouteDefinition, Schema } from '../route';
 
@@ -10,7 +11,7 @@ const criterion: Schema = {
     values: { type: 'array', items: { type: 'string' } },
     condition: {
       type: 'string',
-      enum: ['CONTAIN', 'END_WITH', 'EQUAL', 'GREATER_THAN', 'GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN', 'LESS_THAN_OR_EQUAL_TO', 'START_WITH'],
+      enum: [...CONDITIONS],
       default: 'EQUAL',
     },
     negated: { type: ['boolean', 'string'] },

@@ -163,7 +163,16 @@ interface ParsedGroup {
 /** GraphQL's EntityType names (DATASET, DATA_JOB, SCHEMA_FIELD) and model names (dataset, dataJob) both map to the model's. */
 export function modelEntityType(name: string): string {
   if (/^[A-Z_]+$/.test(name)) {
-    const special: Record<string, string> = { CORP_USER: 'corpuser', CORP_GROUP: 'corpGroup' };
+    // DataHub's names of the ML types have no underscore after ML (the GraphQL EntityType enum accepts them).
+    const special: Record<string, string> = {
+      CORP_USER: 'corpuser',
+      CORP_GROUP: 'corpGroup',
+      MLMODEL: 'mlModel',
+      MLMODEL_GROUP: 'mlModelGroup',
+      MLFEATURE_TABLE: 'mlFeatureTable',
+      MLFEATURE: 'mlFeature',
+      MLPRIMARY_KEY: 'mlPrimaryKey',
+    };
     return special[name] ?? name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
   }
   return name;

@@ -1,0 +1,828 @@
+import DataLoader from 'dataloader';
+import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
+import { InvalidInputError } from '../model/errors';
+import type { EntityTypeNames } from '../model/entity-type-names';
+import { tryParseUrn } from '../model/urn';
+import type { EntityReads } from '../services/entity-reads';
+import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
+import { parseFilter, type Filter } from '../services/search/query-builder';
+import { lineageTypeDefs } from './graphql-lineage';
+
+/**
+ * DataHub's search GraphQL (searchAcrossEntities, scrollAcrossEntities, aggregateAcrossEntities) with its input and
+ * result types, and the entity fields the official client's queries select (get_urns_by_filter, the SDK's search
+ * client, the `datahub search` CLI): names, properties, platform, tags, glossary terms, owners, domain, container.
+ */
+const typeDefs = /* GraphQL */ `
+  extend type Query {
+    "Search over several entity types (all searchable ones when types is empty), paged by start/count."
+    searchAcrossEntities(input: SearchAcrossEntitiesInput!): SearchResults
+    "Search over several entity types, paged by scrollId (scroll ids never expire here; keepAlive is accepted)."
+    scrollAcrossEntities(input: ScrollAcrossEntitiesInput!): ScrollResults
+    "Facet counts of a search over several entity types."
+    aggregateAcrossEntities(input: AggregateAcrossEntitiesInput!): AggregateResults
+  }
+
+  extend input SearchFlags {
+    "Document fields returned with each result as extraProperties (values as JSON)."
+    fetchExtraFields: [String!]
+  }
+
+  enum SortOrder {
+    ASCENDING
+    DESCENDING
+  }
+
+  input SortCriterion {
+    field: String!
+    sortOrder: SortOrder!
+  }
+
+  input SearchSortInput {
+    sortCriterion: SortCriterion
+    sortCriteria: [SortCriterion!]
+  }
+
+  input SearchAcrossEntitiesInput {
+    types: [EntityType!]
+    query: String!
+    start: Int
+    count: Int
+    "Deprecated: AND of criteria; with orFilters, added to every OR branch."
+    filters: [FacetFilterInput!]
+    orFilters: [AndFilterInput!]
+    "Views are not supported: must be null."
+    viewUrn: String
+    searchFlags: SearchFlags
+    sortInput: SearchSortInput
+    "Facets to compute (default: _entityType and every facet of the searched types)."
+    facets: [String]
+  }
+
+  input ScrollAcrossEntitiesInput {
+    types: [EntityType!]
+    query: String!
+    scrollId: String
+    keepAlive: String
+    count: Int
+    orFilters: [AndFilterInput!]
+    viewUrn: String
+    searchFlags: SearchFlags
+    sortInput: SearchSortInput
+  }
+
+  input AggregateAcrossEntitiesInput {
+    types: [EntityType!]
+    query: String!
+    facets: [String]
+    orFilters: [AndFilterInput!]
+    viewUrn: String
+    searchFlags: SearchFlags
+  }
+
+  type SearchResults {
+    start: Int!
+    count: Int!
+    total: Int!
+    searchResults: [SearchResult!]!
+    facets: [FacetMetadata!]
+    suggestions: [SearchSuggestion!]
+  }
+
+  type ScrollResults {
+    nextScrollId: String
+    count: Int!
+    total: Int!
+    searchResults: [SearchResult!]!
+    facets: [FacetMetadata!]
+  }
+
+  type AggregateResults {
+    facets: [FacetMetadata!]
+  }
+
+  type SearchResult {
+    entity: Entity!
+    insights: [SearchInsight!]
+    matchedFields: [MatchedField!]!
+    extraProperties: [ExtraProperty!]
+  }
+
+  type ExtraProperty {
+    name: String!
+    value: String!
+  }
+
+  type SearchInsight {
+    text: String!
+    icon: String
+  }
+
+  type SearchSuggestion {
+    text: String!
+    score: Float
+    frequency: Int
+  }
+
+  type FacetMetadata {
+    field: String!
+    displayName: String
+    "Always null here (DataHub: the entity of a structured-property facet)."
+    entity: Entity
+    aggregations: [AggregationMetadata!]!
+  }
+
+  extend type MatchedField {
+    "The entity when the value is an urn."
+    entity: Entity
+  }
+
+  type AggregationMetadata {
+    value: String!
+    count: Long!
+    entity: Entity
+    displayName: String
+  }
+
+  type CustomPropertiesEntry {
+    key: String!
+    value: String
+    associatedUrn: String!
+  }
+
+  type TagProperties {
+    name: String!
+    description: String
+    colorHex: String
+  }
+
+  type Tag implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    description: String
+    properties: TagProperties
+  }
+
+  type TagAssociation {
+    tag: Tag!
+    associatedUrn: String!
+    context: String
+  }
+
+  type GlobalTags {
+    tags: [TagAssociation!]
+  }
+
+  type GlossaryTermProperties {
+    name: String!
+    description: String
+    definition: String!
+    termSource: String
+  }
+
+  type GlossaryTerm implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    hierarchicalName: String!
+    properties: GlossaryTermProperties
+  }
+
+  type GlossaryTermAssociation {
+    term: GlossaryTerm!
+    associatedUrn: String!
+    context: String
+  }
+
+  type GlossaryTerms {
+    terms: [GlossaryTermAssociation!]
+  }
+
+  type CorpUserProperties {
+    displayName: String
+    email: String
+    title: String
+    fullName: String
+    firstName: String
+    lastName: String
+    active: Boolean!
+  }
+
+  type CorpUser implements Entity {
+    urn: String!
+    type: EntityType!
+    username: String!
+    properties: CorpUserProperties
+  }
+
+  type CorpGroupProperties {
+    displayName: String
+    email: String
+    description: String
+  }
+
+  type CorpGroup implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    properties: CorpGroupProperties
+  }
+
+  union OwnerType = CorpUser | CorpGroup
+
+  enum OwnershipType {
+    TECHNICAL_OWNER
+    BUSINESS_OWNER
+    DATA_STEWARD
+    NONE
+    CUSTOM
+    DATAOWNER
+    PRODUCER
+    DEVELOPER
+    DELEGATE
+    CONSUMER
+    STAKEHOLDER
+  }
+
+  type Owner {
+    owner: OwnerType!
+    type: OwnershipType
+    associatedUrn: String!
+  }
+
+  type Ownership {
+    owners: [Owner!]
+  }
+
+  type DomainProperties {
+    name: String!
+    description: String
+  }
+
+  type Domain implements Entity {
+    urn: String!
+    type: EntityType!
+    id: String!
+    properties: DomainProperties
+  }
+
+  type DomainAssociation {
+    domain: Domain!
+    associatedUrn: String!
+  }
+
+  type SubTypes {
+    typeNames: [String!]
+  }
+
+  type ContainerProperties {
+    name: String!
+    description: String
+    qualifiedName: String
+    customProperties: [CustomPropertiesEntry!]
+  }
+
+  type Container implements Entity {
+    urn: String!
+    type: EntityType!
+    properties: ContainerProperties
+    platform: DataPlatform
+    container: Container
+    subTypes: SubTypes
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+  }
+
+  type DataPlatformProperties {
+    type: String
+    displayName: String
+    datasetNameDelimiter: String
+    logoUrl: String
+  }
+
+  extend type DataPlatform implements Entity {
+    type: EntityType!
+    displayName: String
+    properties: DataPlatformProperties
+  }
+
+  extend type DatasetProperties {
+    customProperties: [CustomPropertiesEntry!]
+  }
+
+  extend type EntityProperties {
+    customProperties: [CustomPropertiesEntry!]
+  }
+
+  extend type Dataset {
+    "The environment (FabricType) of the dataset's urn."
+    origin: String
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  extend type Chart {
+    platform: DataPlatform
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  extend type Dashboard {
+    platform: DataPlatform
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  extend type DataJob {
+    dataFlow: DataFlow
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    subTypes: SubTypes
+    container: Container
+  }
+
+  extend type DataFlow {
+    cluster: String
+    platform: DataPlatform
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    subTypes: SubTypes
+    container: Container
+  }
+
+  type MLProperties {
+    name: String!
+    description: String
+    customProperties: [CustomPropertiesEntry!]
+  }
+
+  type MLModel implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    properties: MLProperties
+    platform: DataPlatform
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  type MLModelGroup implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    properties: MLProperties
+    platform: DataPlatform
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  type MLFeatureTable implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    properties: MLProperties
+    platform: DataPlatform
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  type MLFeature implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    properties: MLProperties
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+
+  type MLPrimaryKey implements Entity {
+    urn: String!
+    type: EntityType!
+    name: String!
+    properties: MLProperties
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+  }
+`;
+
+/** The schema text: the types above and the EntityType names the lineage schema does not declare yet. */
+export function searchTypeDefs(names: EntityTypeNames): string {
+  const declared = new Set<string>();
+  for (const def of parse(lineageTypeDefs).definitions) {
+    if (def.kind === Kind.ENUM_TYPE_DEFINITION && (def as EnumTypeDefinitionNode).name.value === 'EntityType') {
+      for (const v of (def as EnumTypeDefinitionNode).values ?? []) declared.add(v.name.value);
+    }
+  }
+  const missing = names.graphqlNames.filter((n) => !declared.has(n));
+  return `${typeDefs}\n  extend enum EntityType {\n    ${missing.join('\n    ')}\n  }\n`;
+}
+
+/** An entity as these resolvers see it: its urn and model type (lineage results also bring some aspects). */
+interface EntityRef {
+  urn: string;
+  type?: string;
+}
+
+type Aspect = Record<string, unknown>;
+
+/** The aspects the entity fields below read (one batched Neo4j read per request for all entities resolved together). */
+const FIELD_ASPECTS = [
+  'datasetProperties',
+  'chartInfo',
+  'dashboardInfo',
+  'dataJobInfo',
+  'dataFlowInfo',
+  'containerProperties',
+  'corpUserInfo',
+  'corpGroupInfo',
+  'domainProperties',
+  'tagProperties',
+  'glossaryTermInfo',
+  'dataPlatformInfo',
+  'mlModelProperties',
+  'mlModelGroupProperties',
+  'mlFeatureTableProperties',
+  'mlFeatureProperties',
+  'mlPrimaryKeyProperties',
+  'globalTags',
+  'glossaryTerms',
+  'ownership',
+  'domains',
+  'container',
+  'dataPlatformInstance',
+  'subTypes',
+];
+
+const GRAPHQL_OBJECT: Record<string, string> = {
+  dataset: 'Dataset',
+  chart: 'Chart',
+  dashboard: 'Dashboard',
+  dataJob: 'DataJob',
+  dataFlow: 'DataFlow',
+  schemaField: 'SchemaField',
+  container: 'Container',
+  corpuser: 'CorpUser',
+  corpGroup: 'CorpGroup',
+  domain: 'Domain',
+  tag: 'Tag',
+  glossaryTerm: 'GlossaryTerm',
+  dataPlatform: 'DataPlatform',
+  mlModel: 'MLModel',
+  mlModelGroup: 'MLModelGroup',
+  mlFeatureTable: 'MLFeatureTable',
+  mlFeature: 'MLFeature',
+  mlPrimaryKey: 'MLPrimaryKey',
+};
+
+const OWNERSHIP_TYPES = new Set(['TECHNICAL_OWNER', 'BUSINESS_OWNER', 'DATA_STEWARD', 'NONE', 'CUSTOM', 'DATAOWNER', 'PRODUCER', 'DEVELOPER', 'DELEGATE', 'CONSUMER', 'STAKEHOLDER']);
+
+function modelOf(e: EntityRef): string {
+  return e.type ?? tryParseUrn(e.urn)?.entityType ?? 'other';
+}
+
+function ref(urn: string): EntityRef {
+  return { urn, type: tryParseUrn(urn)?.entityType };
+}
+
+function idOf(e: EntityRef): string {
+  return tryParseUrn(e.urn)?.id ?? e.urn;
+}
+
+function part(e: EntityRef, i: number): string | null {
+  return tryParseUrn(e.urn)?.parts[i] ?? null;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+function customProperties(value: unknown, urn: string) {
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ key, value: v === null || v === undefined ? null : String(v), associatedUrn: urn }));
+}
+
+/** A urn-derived platform: dataset (platform, …), chart/dashboard/dataFlow (tool, …), ML (platform, …). */
+function platformFromUrn(e: EntityRef): string | null {
+  const first = part(e, 0);
+  if (!first) return null;
+  return first.startsWith('urn:') ? first : `urn:li:dataPlatform:${first}`;
+}
+
+interface FlagsInput {
+  includeSoftDeleted?: boolean | null;
+  skipAggregates?: boolean | null;
+  skipHighlighting?: boolean | null;
+  maxAggValues?: number | null;
+  fetchExtraFields?: string[] | null;
+  groupingSpec?: { groupingCriteria?: unknown[] | null } | null;
+}
+
+interface FacetFilterInput {
+  field: string;
+  value?: string | null;
+  values?: string[] | null;
+  negated?: boolean | null;
+  condition?: string | null;
+}
+
+interface CommonInput {
+  types?: string[] | null;
+  query?: string | null;
+  orFilters?: { and?: FacetFilterInput[] | null }[] | null;
+  filters?: FacetFilterInput[] | null;
+  viewUrn?: string | null;
+  searchFlags?: FlagsInput | null;
+  sortInput?: { sortCriterion?: { field: string; sortOrder: string } | null; sortCriteria?: { field: string; sortOrder: string }[] | null } | null;
+  facets?: (string | null)[] | null;
+}
+
+/**
+ * DataHub's orFilters (OR of AND groups) plus the deprecated `filters` (added to every group). A criterion with no
+ * value (other than EXISTS) is no condition, as in DataHub; an AND group left empty matches everything.
+ */
+export function graphqlFilter(orFilters: CommonInput['orFilters'], andFilters: CommonInput['filters']): Filter {
+  const clean = (filters: FacetFilterInput[] | null | undefined) =>
+    (filters ?? [])
+      .map((f) => ({
+        field: f.field,
+        values: f.values && f.values.length > 0 ? f.values : f.value !== null && f.value !== undefined && f.value !== '' ? [f.value] : [],
+        condition: f.condition ?? 'EQUAL',
+        negated: f.negated === true,
+      }))
+      .filter((f) => f.values.length > 0 || f.condition === 'EXISTS');
+  const and = clean(andFilters);
+  const groups = (orFilters ?? []).map((g) => [...clean(g.and), ...and]);
+  if (groups.length === 0) groups.push(and);
+  if (groups.some((g) => g.length === 0)) return [];
+  return parseFilter({ or: groups.map((g) => ({ and: g })) });
+}
+
+function common(input: CommonInput) {
+  if (input.viewUrn) throw new InvalidInputError('viewUrn is not supported: this service has no saved views');
+  const flags = input.searchFlags ?? {};
+  if (flags.groupingSpec?.groupingCriteria && flags.groupingSpec.groupingCriteria.length > 0) throw new InvalidInputError('searchFlags.groupingSpec is not supported');
+  const sort: SortCriterion[] = (input.sortInput?.sortCriteria ?? (input.sortInput?.sortCriterion ? [input.sortInput.sortCriterion] : [])).map((s) => ({
+    field: s.field,
+    order: s.sortOrder as SortCriterion['order'],
+  }));
+  return {
+    types: input.types ?? null,
+    input: input.query && input.query.trim() !== '' ? input.query : '*',
+    filter: graphqlFilter(input.orFilters, input.filters),
+    sort,
+    includeSoftDeleted: flags.includeSoftDeleted === true,
+    skipAggregates: flags.skipAggregates === true,
+    skipHighlighting: flags.skipHighlighting === true,
+    maxAggValues: flags.maxAggValues ?? null,
+    extraFields: flags.fetchExtraFields ?? null,
+    facets: input.facets ? input.facets.filter((f): f is string => typeof f === 'string') : null,
+  };
+}
+
+export interface SearchGraphqlDependencies {
+  search: AcrossEntitiesSearch;
+  reads: EntityReads;
+}
+
+export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
+  const names = search.names;
+  // One loader per request (its context object): every entity resolved in that request shares one aspect read per tick.
+  const loaders = new WeakMap<object, DataLoader<string, Map<string, Aspect>>>();
+  const loaderFor = (ctx: object) => {
+    let loader = loaders.get(ctx);
+    if (!loader) {
+      loader = new DataLoader(async (urns: readonly string[]) => {
+        const found = await reads.aspectsOfMany([...urns], FIELD_ASPECTS);
+        return urns.map((u) => found.get(u) ?? new Map<string, Aspect>());
+      });
+      loaders.set(ctx, loader);
+    }
+    return loader;
+  };
+  const aspect = async (e: EntityRef, name: string, ctx: object): Promise<Aspect | null> => (await loaderFor(ctx).load(e.urn)).get(name) ?? null;
+
+  const type = (e: EntityRef) => names.graphql(modelOf(e));
+  const platform = async (e: EntityRef, _: unknown, ctx: object) => {
+    const stored = str((await aspect(e, 'dataPlatformInstance', ctx))?.platform);
+    const urn = stored ?? platformFromUrn(e);
+    return urn ? ref(urn) : null;
+  };
+  const shared = {
+    type,
+    tags: async (e: EntityRef, _: unknown, ctx: object) => {
+      const v = await aspect(e, 'globalTags', ctx);
+      if (!v) return null;
+      return { tags: ((v.tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: ref(String(t.tag)), associatedUrn: e.urn, context: str(t.context) })) };
+    },
+    glossaryTerms: async (e: EntityRef, _: unknown, ctx: object) => {
+      const v = await aspect(e, 'glossaryTerms', ctx);
+      if (!v) return null;
+      return { terms: ((v.terms as Aspect[] | undefined) ?? []).map((t) => ({ term: ref(String(t.urn)), associatedUrn: e.urn, context: str(t.context) })) };
+    },
+    ownership: async (e: EntityRef, _: unknown, ctx: object) => {
+      const v = await aspect(e, 'ownership', ctx);
+      if (!v) return null;
+      return {
+        owners: ((v.owners as Aspect[] | undefined) ?? []).map((o) => ({
+          owner: ref(String(o.owner)),
+          type: typeof o.type === 'string' && OWNERSHIP_TYPES.has(o.type) ? o.type : null,
+          associatedUrn: e.urn,
+        })),
+      };
+    },
+    domain: async (e: EntityRef, _: unknown, ctx: object) => {
+      const first = ((await aspect(e, 'domains', ctx))?.domains as string[] | undefined)?.[0];
+      return first ? { domain: ref(first), associatedUrn: e.urn } : null;
+    },
+    container: async (e: EntityRef, _: unknown, ctx: object) => {
+      const c = str((await aspect(e, 'container', ctx))?.container);
+      return c ? ref(c) : null;
+    },
+    subTypes: async (e: EntityRef, _: unknown, ctx: object) => {
+      const v = await aspect(e, 'subTypes', ctx);
+      return v ? { typeNames: (v.typeNames as string[] | undefined) ?? [] } : null;
+    },
+  };
+  // The name is never null (DataHub's is String!): the urn's own name when the aspect carries none.
+  const properties = (aspectName: string, title = 'name', fallbackName: (e: EntityRef) => string = (e) => part(e, 1) ?? idOf(e)) => async (e: EntityRef, _: unknown, ctx: object) => {
+    const v = await aspect(e, aspectName, ctx);
+    if (!v) return null;
+    return {
+      name: str(v[title]) ?? fallbackName(e),
+      description: str(v.description),
+      qualifiedName: str(v.qualifiedName),
+      customProperties: customProperties(v.customProperties, e.urn),
+    };
+  };
+  const ml = (aspectName: string, withPlatform: boolean) => ({
+    ...shared,
+    name: (e: EntityRef) => part(e, 1) ?? idOf(e),
+    properties: properties(aspectName),
+    ...(withPlatform ? { platform } : {}),
+  });
+
+  const hit = (h: AcrossHit) => ({
+    entity: { urn: h.urn, type: h.entityType || undefined } satisfies EntityRef,
+    insights: [],
+    matchedFields: h.matchedFields,
+    extraProperties: Object.entries(h.extraFields).map(([name, value]) => ({ name, value })),
+  });
+  const facets = (list: AcrossFacet[]) =>
+    list.map((f) => ({
+      field: f.field,
+      displayName: f.displayName,
+      aggregations: f.values.map((v) => ({
+        value: f.field === ENTITY_TYPE_FACET ? names.graphql(v.value) : v.value,
+        count: v.count,
+        entity: v.value.startsWith('urn:') && tryParseUrn(v.value) ? ref(v.value) : null,
+        displayName: null,
+      })),
+    }));
+
+  return {
+    Query: {
+      searchAcrossEntities: async (_: unknown, { input }: { input: CommonInput & { start?: number | null; count?: number | null } }) => {
+        const result = await search.search({ ...common(input), start: input.start ?? 0, count: input.count ?? 10 });
+        return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
+      },
+      scrollAcrossEntities: async (_: unknown, { input }: { input: CommonInput & { scrollId?: string | null; keepAlive?: string | null; count?: number | null } }) => {
+        validateKeepAlive(input.keepAlive);
+        const result = await search.scroll({ ...common(input), facets: null, scrollId: input.scrollId, count: input.count ?? 10 });
+        return { nextScrollId: result.nextScrollId, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets) };
+      },
+      aggregateAcrossEntities: async (_: unknown, { input }: { input: CommonInput }) => {
+        const { sort: _sort, ...request } = common(input);
+        const result = await search.aggregate(request);
+        return { facets: facets(result.facets) };
+      },
+    },
+    Entity: {
+      __resolveType: (e: EntityRef) => GRAPHQL_OBJECT[modelOf(e)] ?? 'OtherEntity',
+    },
+    OwnerType: {
+      __resolveType: (e: EntityRef) => (modelOf(e) === 'corpGroup' ? 'CorpGroup' : 'CorpUser'),
+    },
+    OtherEntity: { type },
+    MatchedField: { entity: (f: { value: string }) => (f.value.startsWith('urn:') && tryParseUrn(f.value) ? ref(f.value) : null) },
+    FacetMetadata: { entity: () => null },
+    SchemaField: { type },
+    Dataset: {
+      ...shared,
+      origin: (e: EntityRef) => part(e, 2),
+      platform,
+      properties: properties('datasetProperties'),
+    },
+    Chart: { ...shared, platform, properties: properties('chartInfo', 'title') },
+    Dashboard: { ...shared, platform, properties: properties('dashboardInfo', 'title') },
+    DataJob: { ...shared, dataFlow: (e: EntityRef) => (part(e, 0) ? ref(part(e, 0)!) : null), properties: properties('dataJobInfo') },
+    DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties('dataFlowInfo', 'name', (e) => part(e, 1) ?? idOf(e)) },
+    Container: {
+      ...shared,
+      platform: async (e: EntityRef, _: unknown, ctx: object) => {
+        const p = str((await aspect(e, 'dataPlatformInstance', ctx))?.platform);
+        return p ? ref(p) : null;
+      },
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'containerProperties', ctx);
+        return v ? { name: str(v.name) ?? idOf(e), description: str(v.description), qualifiedName: str(v.qualifiedName), customProperties: customProperties(v.customProperties, e.urn) } : null;
+      },
+    },
+    DataPlatform: {
+      type,
+      name: (e: EntityRef & { name?: string }) => e.name ?? idOf(e),
+      displayName: async (e: EntityRef, _: unknown, ctx: object) => str((await aspect(e, 'dataPlatformInfo', ctx))?.displayName),
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'dataPlatformInfo', ctx);
+        return v ? { type: str(v.type), displayName: str(v.displayName), datasetNameDelimiter: str(v.datasetNameDelimiter), logoUrl: str(v.logoUrl) } : null;
+      },
+    },
+    CorpUser: {
+      type,
+      username: idOf,
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'corpUserInfo', ctx);
+        return v
+          ? { displayName: str(v.displayName), email: str(v.email), title: str(v.title), fullName: str(v.fullName), firstName: str(v.firstName), lastName: str(v.lastName), active: v.active === true }
+          : null;
+      },
+    },
+    CorpGroup: {
+      type,
+      name: idOf,
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'corpGroupInfo', ctx);
+        return v ? { displayName: str(v.displayName), email: str(v.email), description: str(v.description) } : null;
+      },
+    },
+    Domain: {
+      type,
+      id: idOf,
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'domainProperties', ctx);
+        return v ? { name: str(v.name) ?? idOf(e), description: str(v.description) } : null;
+      },
+    },
+    Tag: {
+      type,
+      name: idOf,
+      description: async (e: EntityRef, _: unknown, ctx: object) => str((await aspect(e, 'tagProperties', ctx))?.description),
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'tagProperties', ctx);
+        return v ? { name: str(v.name) ?? idOf(e), description: str(v.description), colorHex: str(v.colorHex) } : null;
+      },
+    },
+    GlossaryTerm: {
+      type,
+      name: idOf,
+      hierarchicalName: idOf,
+      properties: async (e: EntityRef, _: unknown, ctx: object) => {
+        const v = await aspect(e, 'glossaryTermInfo', ctx);
+        return v ? { name: str(v.name) ?? idOf(e), description: str(v.definition), definition: str(v.definition) ?? '', termSource: str(v.termSource) } : null;
+      },
+    },
+    MLModel: ml('mlModelProperties', true),
+    MLModelGroup: ml('mlModelGroupProperties', true),
+    MLFeatureTable: ml('mlFeatureTableProperties', true),
+    MLFeature: ml('mlFeatureProperties', false),
+    MLPrimaryKey: ml('mlPrimaryKeyProperties', false),
+  };
+}
