@@ -62,16 +62,17 @@ describe('ingestion runs', () => {
     const listed = await runs('list', { pageOffset: 0, pageSize: 1000 });
     expect(listed.status).toBe(200);
     const byId = new Map((listed.body.value as { runId: string; rows: number; timestamp: number }[]).map((r) => [r.runId, r]));
-    // A: d1 key, browsePaths, globalTags, d2 key, browsePaths, datasetProperties. B: d1 datasetProperties, d2 ownership, d3 key, browsePaths, datasetProperties.
-    expect(byId.get(runA)?.rows).toBe(6);
-    expect(byId.get(runB)?.rows).toBe(5);
+    // A: d1 key, browsePaths, browsePathsV2, globalTags; d2 key, browsePaths, browsePathsV2, datasetProperties.
+    // B: d1 datasetProperties, d2 ownership, d3 key, browsePaths, browsePathsV2, datasetProperties.
+    expect(byId.get(runA)?.rows).toBe(8);
+    expect(byId.get(runB)?.rows).toBe(6);
     expect(byId.get(runB)!.timestamp).toBeGreaterThan(0);
 
     const described = await runs('describe', { runId: runB, start: 0, count: 100, includeAspect: true });
     expect(described.status).toBe(200);
     const rows = described.body.value as { urn: string; aspectName: string; runId: string; keyAspect: boolean; aspect?: any }[];
     expect(rows.map((r) => `${r.urn === d1 ? 'd1' : r.urn === d2 ? 'd2' : 'd3'}.${r.aspectName}`).sort()).toEqual(
-      ['d1.datasetProperties', 'd2.ownership', 'd3.browsePaths', 'd3.datasetKey', 'd3.datasetProperties'].sort(),
+      ['d1.datasetProperties', 'd2.ownership', 'd3.browsePaths', 'd3.browsePathsV2', 'd3.datasetKey', 'd3.datasetProperties'].sort(),
     );
     expect(rows.every((r) => r.runId === runB)).toBe(true);
     expect(rows.find((r) => r.aspectName === 'datasetKey')?.keyAspect).toBe(true);
@@ -79,13 +80,13 @@ describe('ingestion runs', () => {
 
     const dry = await runs('rollback', { runId: runB, dryRun: true });
     expect(dry.status).toBe(200);
-    expect(dry.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 5, unsafeEntitiesCount: 0 });
+    expect(dry.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 6, unsafeEntitiesCount: 0 });
     expect(await exists(d3)).toBe(true);
     expect((await latest(d1)).datasetProperties.value.description).toBe('from B again');
 
     const rolled = await runs('rollback', { runId: runB, dryRun: false, safe: true });
     expect(rolled.status).toBe(200);
-    expect(rolled.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 5 });
+    expect(rolled.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 6 });
 
     // d1: back to A's value, with A's system metadata; B's two versions are gone from the history.
     const one = await latest(d1);
