@@ -1,6 +1,6 @@
 import { datahubClient, CLIENT_SETUP_TIMEOUT_MS, type DatahubClient } from '../support/datahub-client';
 import { proposal } from '../support/samples';
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * Destructive requests do exactly what they say, or nothing: every field the official client sends to a delete is
@@ -166,6 +166,65 @@ describe('deletes', () => {
       expect(await profileDays(urn)).toEqual([]);
       expect((await aspects(other)).datasetProperties.value.description).toBe('kept');
       expect(await tagEdges(other)).toEqual(['urn:li:tag:pii']);
+    });
+
+    const tokenEnv = async () => ({ DATAHUB_GMS_TOKEN: (await mintToken({ scopes: ['read', 'write'] })).token });
+
+    /** Waits until search shows `expected` for the query (the index follows Neo4j within about a second). */
+    async function eventuallyFound(query: string, expected: string[], extra: Record<string, unknown> = {}) {
+      const deadline = Date.now() + 15_000;
+      let found: string[] = [];
+      while (Date.now() < deadline) {
+        const res = await svc.call('POST', '/entities?action=search', { input: query, entity: 'dataset', start: 0, count: 100, ...extra });
+        found = [...(res.body.value.entities as string[])].sort();
+        if (JSON.stringify(found) === JSON.stringify([...expected].sort())) return;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(found).toEqual([...expected].sort());
+    }
+
+    it('--urn <container> --recursive removes the container and what it contains, and nothing else', async () => {
+      const id = uniqueId('rec').toLowerCase();
+      const container = `urn:li:container:${id}`;
+      await ingest(container, 'containerProperties', { name: `schema_${id}` });
+      const inside = [datasetUrn(`${id}_in1`), datasetUrn(`${id}_in2`)];
+      const outside = datasetUrn(`${id}_out`);
+      // As sources write them: the container first, so the default browsePathsV2 (what the CLI's filter reads) has it.
+      for (const urn of inside) {
+        await ingest(urn, 'container', { container });
+        await ingest(urn, 'datasetProperties', { name: urn });
+      }
+      await ingest(outside, 'datasetProperties', { name: outside });
+      // The CLI finds the children by search: wait until the index has their container.
+      await eventuallyFound(id, inside, { filter: { or: [{ and: [{ field: 'container', value: container, condition: 'EQUAL' }] }] } });
+      // Finding what a container holds is a GraphQL search, which always needs a token (as do the filter forms below).
+      const run = await client.cli(['delete', '--urn', container, '--recursive', '--hard', '-f'], { env: await tokenEnv() });
+      expect(run.code).toBe(0);
+      expect(run.stdout + run.stderr).toMatch(/Hard deleted 3 entities/);
+      for (const urn of inside) expect((await svc.call('GET', `/aspects/${enc(urn)}?aspect=datasetKey&version=0`)).status).toBe(404);
+      expect((await svc.call('GET', `/aspects/${enc(container)}?aspect=containerKey&version=0`)).status).toBe(404);
+      expect((await aspects(outside)).datasetProperties.value.name).toBe(outside);
+    });
+
+    it('--only-soft-deleted hard-deletes the soft-deleted matches only; --query selects by text', async () => {
+      const id = uniqueId('osd').toLowerCase();
+      const platform = `p${id}`;
+      const urn = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`;
+      const [live, gone] = [urn(`${id}_live`), urn(`${id}_gone`)];
+      for (const u of [live, gone]) await ingest(u, 'datasetProperties', { name: u });
+      await ingest(gone, 'status', { removed: true });
+      await eventuallyFound(id, [live]);
+      const run = await client.cli(['delete', '--platform', platform, '--only-soft-deleted', '--hard', '-f'], { env: await tokenEnv() });
+      expect(run.code).toBe(0);
+      expect(run.stdout + run.stderr).toMatch(/Hard deleted 1 entities/);
+      expect((await svc.call('GET', `/aspects/${enc(gone)}?aspect=datasetKey&version=0`)).status).toBe(404);
+      expect((await aspects(live)).datasetProperties.value.name).toBe(live);
+
+      await eventuallyFound(`${id}_live`, [live]);
+      const byQuery = await client.cli(['delete', '--entity-type', 'dataset', '--query', `${id}_live`, '-f'], { env: await tokenEnv() });
+      expect(byQuery.code).toBe(0);
+      expect((await aspects(live)).status.value.removed).toBe(true);
+      expect((await aspects(live)).datasetProperties.value.name).toBe(live);
     });
 
     it('--dry-run changes nothing', async () => {
