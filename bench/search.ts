@@ -7,15 +7,20 @@ import { Registry } from '../src/model/registry';
 import { parseUrn } from '../src/model/urn';
 import { buildDocument } from '../src/services/indexing/document';
 import { SearchService } from '../src/services/search/search-service';
+import { AcrossEntitiesSearch, type AcrossRequest } from '../src/services/search/across-entities';
+import { parseFilter } from '../src/services/search/query-builder';
+import { TokenSigner } from '../src/auth/tokens';
 import { createSearchEngine } from '../src/stores/search/adapters';
 import type { BulkOperation, SearchEngine } from '../src/stores/search/engine';
 import { entityIndexDefinition, IndexNames } from '../src/stores/search/mappings';
 import { backends, compareWithRaw, flag, http, report, ROOT, runLoad, startServiceProcess, stringFlag, type ComparedOperation } from './lib';
 
 /**
- * Search, autocomplete and browse on N datasets (default 100,000), each beside the same engine requests sent straight to
- * the engine (built by the service's own builders, without its HTTP, validation and deleted-hit guard): p50 at one
- * client, throughput at --concurrency clients, and their ratios.
+ * Search, autocomplete, browse and searchAcrossEntities on N datasets (default 100,000), each beside the same engine
+ * requests sent straight to the engine (built by the service's own builders, without its HTTP, validation and
+ * deleted-hit guard): p50 at one client, throughput at --concurrency clients, and their ratios. Then a GraphQL
+ * scrollAcrossEntities through every urn in pages of --scroll-page (the graph client's get_urns_by_filter), beside the
+ * engine's search_after through the same pages.
  *   npx tsx bench/search.ts [--datasets 100000] [--requests 2000] [--concurrency 8] [--seed direct|service|none]
  * --seed direct (default) writes entities, latest aspects and documents straight into Neo4j and the engine (what the
  * write path and the indexer would store, without edges and history); service: through ingestProposalBatch (slow);
@@ -25,6 +30,8 @@ const datasets = flag('datasets', 100_000);
 const requests = flag('requests', 2000);
 const concurrency = flag('concurrency', 8);
 const seedMode = stringFlag('seed', 'direct');
+const scrollPage = flag('scroll-page', 5000);
+const TOKEN_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
 const PLATFORMS = ['hive', 'kafka', 'snowflake', 'postgres', 'bigquery'];
 const WORDS = ['orders', 'customers', 'payments', 'events', 'sessions', 'invoices', 'products', 'inventory', 'clicks', 'refunds'];
 const INDEX = 'datasetindex_v2';
@@ -117,11 +124,71 @@ const searches = (n: number) => {
 };
 const browses = (n: number) => ({ path: `/prod/${PLATFORMS[n % 5]}`, entity: 'dataset', start: 0, limit: 10 });
 const autocompletes = (n: number) => ({ query: `${WORDS[n % 10]}_${n % 9}`, entity: 'dataset', limit: 10 });
+/** searchAcrossEntities as the rest.li body, and as the service's request (the same words and filters as `searches`). */
+const acrossBodies = (n: number) => {
+  const { input, filter } = searches(n) as { input: string; filter?: unknown };
+  return { input, entities: ['dataset', 'chart', 'dashboard'], start: 0, count: 10, ...(filter ? { filter } : {}) };
+};
+const acrossRequest = (n: number): AcrossRequest & { start: number } => {
+  const body = acrossBodies(n) as { input: string; filter?: unknown };
+  return {
+    types: ['dataset', 'chart', 'dashboard'],
+    input: body.input,
+    filter: parseFilter(body.filter),
+    sort: [],
+    includeSoftDeleted: false,
+    count: 10,
+    start: 0,
+  };
+};
+
+const SCROLL_QUERY = `query scroll($scrollId: String, $count: Int) {
+  scrollAcrossEntities(input: {types: [DATASET], query: "*", count: $count, scrollId: $scrollId,
+                               searchFlags: {skipHighlighting: true, skipAggregates: true}}) {
+    nextScrollId
+    searchResults { entity { urn } }
+  }
+}`;
+
+/** Every urn through GraphQL scrollAcrossEntities, page after page, as the graph client's get_urns_by_filter does. */
+async function graphqlScroll(url: string, token: string): Promise<{ urns: number; seconds: number; pages: number }> {
+  const started = performance.now();
+  let scrollId: string | null = null;
+  let urns = 0;
+  let pages = 0;
+  do {
+    const res = await http(`${url}/api/graphql`, { json: { query: SCROLL_QUERY, variables: { scrollId, count: scrollPage } }, headers: { Authorization: `Bearer ${token}` } });
+    const body = JSON.parse(res.text) as { data?: { scrollAcrossEntities: { nextScrollId: string | null; searchResults: unknown[] } }; errors?: unknown };
+    if (!res.ok || !body.data) throw new Error(`scroll failed: ${res.status} ${res.text.slice(0, 300)}`);
+    urns += body.data.scrollAcrossEntities.searchResults.length;
+    scrollId = body.data.scrollAcrossEntities.nextScrollId;
+    pages++;
+  } while (scrollId);
+  return { urns, seconds: (performance.now() - started) / 1000, pages };
+}
+
+/** The same pages straight from the engine: the service's own page request, search_after the last hit's sort values. */
+async function engineScroll(engine: SearchEngine, across: AcrossEntitiesSearch): Promise<{ urns: number; seconds: number; pages: number }> {
+  const started = performance.now();
+  const request: AcrossRequest = { types: ['dataset'], input: '*', filter: [], sort: [], includeSoftDeleted: false, count: scrollPage, skipAggregates: true, skipHighlighting: true };
+  let after: unknown[] | null = null;
+  let urns = 0;
+  let pages = 0;
+  for (;;) {
+    const { index, body } = across.buildScrollPage(request, after);
+    const page = await engine.search(index, body);
+    urns += page.hits.length;
+    pages++;
+    if (page.hits.length < scrollPage) break;
+    after = page.hits[page.hits.length - 1].sort ?? null;
+  }
+  return { urns, seconds: (performance.now() - started) / 1000, pages };
+}
 
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
   const rows: Record<string, Record<string, unknown>> = {};
-  const service = await startServiceProcess(b, { OUTBOX_BATCH_SIZE: '1000' });
+  const service = await startServiceProcess(b, { OUTBOX_BATCH_SIZE: '1000', TOKEN_SECRET });
   const engine = createSearchEngine({ engine: 'opensearch', url: b.searchUrl, timeoutMs: 30_000 });
   const config = loadConfig({ NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl });
   const registry = Registry.load(join(ROOT, 'schema'), config.URN_NAMESPACE);
@@ -136,6 +203,7 @@ async function main() {
     };
     // The raw reference: the same engine requests, built by the service's own builders, sent straight to the engine.
     const builder = new SearchService(registry, engine, new IndexNames(''), null as never);
+    const across = new AcrossEntitiesSearch(registry, new IndexNames(''), null as never);
     const operations: Record<string, ComparedOperation> = {
       search: {
         service: (n) => post('search', searches(n)),
@@ -158,8 +226,24 @@ async function main() {
           await Promise.all([engine.search(index, groups), engine.search(index, items)]);
         },
       },
+      searchAcrossEntities: {
+        service: (n) => post('searchAcrossEntities', acrossBodies(n)),
+        raw: async (n) => {
+          await engine.msearch(across.buildSearch(acrossRequest(n)));
+        },
+      },
     };
     rows.summary = await compareWithRaw(operations, rows, { concurrency, requests, warmup: 300, rawLabel: 'engine', pids: { service: service.child.pid!, ...b.pids } });
+    const { token } = await new TokenSigner(TOKEN_SECRET).issue({ actor: 'urn:li:corpuser:bench', scopes: ['read'], ttlSeconds: 3600 });
+    // Warm both, then alternate: the later run of each side is kept.
+    const scrolls: Record<string, { urns: number; seconds: number; pages: number }> = {};
+    for (let round = 0; round < 2; round++) {
+      scrolls.graphql = await graphqlScroll(service.url, token);
+      scrolls.engine = await engineScroll(engine, across);
+    }
+    rows['GraphQL scrollAcrossEntities, every urn'] = scrolls.graphql;
+    rows['engine search_after (raw), same pages'] = scrolls.engine;
+    rows.scroll = { serviceOverRaw: Math.round((scrolls.graphql.seconds / scrolls.engine.seconds) * 100) / 100 };
   } finally {
     await engine.close();
     await service.stop();

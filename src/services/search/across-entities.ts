@@ -327,12 +327,28 @@ export class AcrossEntitiesSearch {
     return { raw: hitsBody ? results[0] : null, hits, facets: merged };
   }
 
-  /** A page by position (start + count at most 10,000, as the engine's result window). */
-  async search(request: AcrossRequest & { start: number }): Promise<AcrossResult & { start: number }> {
+  /** The engine requests of a search page: the hits, then the facets (benchmarks send them straight to the engine). */
+  buildSearch(request: AcrossRequest & { start: number }): MultiSearchRequest[] {
+    const { prepared, body } = this.searchBody(request);
+    return [{ index: prepared.index, body }, ...this.facetRequests(prepared, request, this.facetNames(prepared, request)).map((p) => p.request)];
+  }
+
+  /** The engine request of a scroll page after the engine sort values `after` (none: the first page), facets left out. */
+  buildScrollPage(request: AcrossRequest, after: unknown[] | null): MultiSearchRequest {
+    const prepared = this.prepare(request);
+    return { index: prepared.index, body: { ...this.hitsBody(prepared, request, this.sortOf(prepared, request.sort)), size: request.count, ...(after ? { search_after: after } : {}) } };
+  }
+
+  private searchBody(request: AcrossRequest & { start: number }): { prepared: Prepared; body: Body } {
     const prepared = this.prepare(request);
     if (!Number.isSafeInteger(request.start) || request.start < 0) throw new InvalidInputError('start must be 0 or more');
     if (request.start + request.count > WINDOW) throw new InvalidInputError(`start + count must be at most ${WINDOW}; page further with scrollAcrossEntities`);
-    const body = { ...this.hitsBody(prepared, request, this.sortOf(prepared, request.sort)), from: request.start, size: request.count };
+    return { prepared, body: { ...this.hitsBody(prepared, request, this.sortOf(prepared, request.sort)), from: request.start, size: request.count } };
+  }
+
+  /** A page by position (start + count at most 10,000, as the engine's result window). */
+  async search(request: AcrossRequest & { start: number }): Promise<AcrossResult & { start: number }> {
+    const { prepared, body } = this.searchBody(request);
     const { raw, hits, facets } = await this.run(prepared, request, body);
     return { start: request.start, total: raw?.total ?? 0, hits: hits.map((h) => this.toHit(h, request.extraFields ?? [])), facets };
   }
