@@ -176,9 +176,9 @@ async function check(driver: Driver, set: number): Promise<{ latestFromB: number
     const r = await session.run(
       `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix
        RETURN sum(COUNT { (e)-[:ASPECT]->(l:Aspect) WHERE l.runId = $runB }) AS latestFromB,
-              sum(COUNT { (h:Aspect {urn: e.urn}) WHERE h.version > 0 }) AS history,
+              sum(COUNT { UNWIND $names AS name MATCH (h:Aspect {urn: e.urn, name: name}) WHERE h.version > 0 RETURN h }) AS history,
               sum(COUNT { (e)-[r]->(t:Entity) WHERE t.urn CONTAINS '_b_' }) AS edgesToB`,
-      { prefix, runB },
+      { prefix, runB, names: ['datasetProperties', 'ownership', 'globalTags', 'upstreamLineage', 'schemaMetadata'] },
     );
     const rec = r.records[0];
     return { latestFromB: Number(rec.get('latestFromB')), history: Number(rec.get('history')), edgesToB: Number(rec.get('edgesToB')) };
