@@ -1,4 +1,4 @@
-import type { AspectValue, GroupPlan, LockedEntity, LockRequest } from '../../stores/graph/aspect-store';
+import type { AspectValue, GroupPlan, LockedEntity, LockRequest, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
 
 export interface Edge {
@@ -83,6 +83,9 @@ export interface EntityWrite {
   /** New latest values; null where the writer has no parsed value (the indexer then reads the entity back). */
   set: [name: string, value: Record<string, unknown> | null][];
 }
+
+/** A committed change to one entity, with the revisions its lock found and left. */
+export type CommittedWrite = EntityWrite & { previousRev: number | null; rev: number; created: boolean };
 
 export interface ItemOutcome {
   /** An upsert that found the same value stored (only its system metadata was written). */
@@ -178,6 +181,25 @@ function emptyAspect(name: string): AspectState {
 }
 
 const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
+
+/**
+ * The plan stage of a group's transaction (AspectStore.writeGroup runs it after the lock, and again on a retry): per
+ * unit its outcomes or the error that left it out, and every locked entity's change for the publish stage (changed
+ * or not: the lock bumped each one's rev).
+ */
+export function planLocked(units: WriteItem[][]): PlanLocked<{ outcomes: (ItemOutcome[] | unknown)[]; writes: CommittedWrite[] }> {
+  return (locked) => {
+    const { plan, outcomes, failed, writes } = planGroup(units, locked);
+    const byUrn = new Map(writes.map((w) => [w.urn, w]));
+    const committed = [...locked.values()].map((l) => ({
+      ...(byUrn.get(l.urn) ?? { urn: l.urn, entityType: '', wipedAll: false, removed: [], set: [] }),
+      previousRev: l.previousRev,
+      rev: l.rev,
+      created: l.created,
+    }));
+    return { plan, result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed } };
+  };
+}
 
 /**
  * Plans a group: applies its units in order to the locked entities in memory and returns what to write. A unit that
