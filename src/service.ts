@@ -51,7 +51,7 @@ import { PeerInvalidation } from './stores/peers/peer-invalidation';
 import { LeasedReadCoherence } from './stores/graph/read-coherence';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
-import { writePipeline } from './services/write-path/pipeline';
+import { rehearseWrites, writePipeline } from './services/write-path/pipeline';
 import { Publisher } from './services/write-path/publish';
 import { DeprecationService } from './services/deprecation';
 import { TokenStore } from './stores/graph/token-store';
@@ -160,7 +160,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const peers = new PeerInvalidation(lease, { host: config.HOST, port: config.CACHE_PEER_PORT, advertisedHost: config.CACHE_PEER_HOST, timeoutMs: config.CACHE_PEER_TIMEOUT_MS }, logger);
   const readCoherence = await LeasedReadCoherence.open({ cacheBytes: config.READ_CACHE_SIZE, unchecked: config.READ_CACHE_UNCHECKED }, lease, peers);
   const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCoherence);
-  await aspectStore.prepareWrites();
+  await rehearseWrites(aspectStore);
   await lease.start();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
   const pendingDeletes = new PendingDeleteMarkers(search, indexNames);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AspectStore } from '../../stores/graph/aspect-store';
 import { GroupWriter, type GroupWriterOptions } from './group-writer';
-import { lockRequests, planLocked, type ItemOutcome, type WriteItem } from './plan';
+import { lockRequests, planLocked, rehearsalGroup, type ItemOutcome, type WriteItem } from './plan';
 import type { Publisher } from './publish';
 
 /*
@@ -22,6 +22,11 @@ import type { Publisher } from './publish';
  *
  * `writePipeline` wires group → publish; `commitGroup` runs lock → publish for one group.
  */
+
+/** Before the first writes: a group that uses every write statement, rolled back (the statements are planned cold). */
+export function rehearseWrites(store: AspectStore): Promise<void> {
+  return store.prepareWrites(rehearsalGroup());
+}
 
 /** The write path from the group stage on; IngestionService (prepare) submits to it. */
 export function writePipeline(store: AspectStore, publisher: Publisher, options: GroupWriterOptions, logger?: Logger): GroupWriter {

@@ -23,10 +23,10 @@ export class Publisher {
     private readonly logger?: Logger,
   ) {}
 
-  async committed(urns: readonly string[], writes: CommittedWrite[], peers: readonly Peer[]): Promise<void> {
+  async committed(urns: readonly string[], writes: () => CommittedWrite[], peers: readonly Peer[]): Promise<void> {
     const indexer = this.targets.indexer;
     try {
-      indexer?.committed(writes);
+      if (indexer) indexer.committed(writes());
     } catch (err) {
       // Committed already: a failure here must not fail (and re-run) the group.
       this.logger?.warn({ err: (err as Error).message }, 'a committed group could not be passed on to the indexer');

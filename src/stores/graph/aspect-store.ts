@@ -19,84 +19,31 @@ export interface StoredAspect {
   systemMetadata: Record<string, unknown> | null;
 }
 
-/** An entity a write group locks, and which of its stored aspects it needs to see. */
-export interface LockRequest {
-  urn: string;
-  entityType: string;
-  /** Create the entity when absent (upserts); deletes only lock what exists. */
-  create: boolean;
-  /** Return every stored aspect (entity deletes), else only `names`. */
-  all: boolean;
-  names: string[];
-  /** Aspects whose stored value is returned too (patches). */
-  values: string[];
-  /** Aspects whose owned column-level lineage edges are returned too. */
-  columns: string[];
-}
-
-export interface StoredAspectState {
-  name: string;
-  hash: string;
-  /** Highest history version (0: none) and how many there are. */
-  top: number;
-  history: number;
-  value: string | null;
-  /** Edges the latest value projects, as "<type>|<target urn>". */
-  edges: string[];
-  /** Column-level lineage edges the aspect owns, as "<source field urn>|<target field urn>". */
-  columnEdges: string[];
-}
-
-export interface LockedEntity {
+/**
+ * An entity `writes/lock` locked and read. What the lock is asked for and what it returns of each stored aspect (`A`),
+ * like what `writes/apply` takes, belong to the planner (src/services/write-path/plan.ts): the store passes them through.
+ */
+export interface LockedEntity<A> {
   urn: string;
   rev: number;
   /** The rev before this write's lock bumped it (null: none). */
   previousRev: number | null;
   created: boolean;
-  aspects: StoredAspectState[];
+  aspects: A[];
 }
 
-export interface AspectValue {
-  value: string;
-  hash: string;
-  createdTime: number;
-  createdActor: string;
-}
+/** Parameters of `writes/lock`: one entry per entity, in the order the locks are taken. */
+export type LockParams = readonly { urn: string }[];
 
-/** What a group writes: one list per stage of cypher/writes.cypher `apply`. */
-export interface GroupPlan {
-  wipes: { urn: string; names: string[] | null }[];
-  rows: {
-    urn: string;
-    name: string;
-    copy: number | null;
-    copySystemMetadata: string | null;
-    history: (AspectValue & { version: number; systemMetadata: string })[];
-    cut: number;
-    /** History versions deleted (a revert's). */
-    drop: number[];
-    stored: boolean;
-    latest: AspectValue | null;
-    systemMetadata: string;
-    /** Indexed on the latest node, from `systemMetadata`: which run last wrote or observed it, and when. */
-    runId: string | null;
-    lastObserved: number | null;
-  }[];
-  removeEdges: { urn: string; aspect: string; type: string; target: string }[];
-  targets: { urn: string; type: string }[];
-  createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
-  removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  /** `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. */
-  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[] }[];
-}
+/** Parameters of `writes/apply`: one list per stage. */
+export type ApplyParams = Record<string, unknown[]>;
 
 /**
  * The planning step of a write transaction: from what the lock found, everything the group writes and what it answers.
  * It runs inside Neo4j's transaction function, which the driver runs again on a transient error: it must be pure (no
  * state kept between calls; the last call's plan is the one that committed).
  */
-export type PlanLocked<T> = (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T };
+export type PlanLocked<A, T> = (locked: Map<string, LockedEntity<A>>) => { plan: ApplyParams; result: T };
 
 /**
  * How a write transaction ended, for the write path's publish stage: committed with its result, or failed (it may
@@ -147,30 +94,12 @@ export class AspectStore {
   }
 
   /**
-   * Rehearses a write group that uses every write statement, on a scratch entity, and rolls it back: planning the
-   * statements cold takes about a second, which the first writes of a fresh service would otherwise spend queued.
-   * (Parameters must have the shapes of real ones: Neo4j keys its plan cache by parameter types.)
+   * Runs a write group in a transaction and rolls it back: planning the statements cold takes about a second, which the
+   * first writes of a fresh service would otherwise spend queued. (Parameters must have the shapes of real ones: Neo4j
+   * keys its plan cache by parameter types; the planner provides them, `rehearsalGroup` in write-path/plan.ts.)
    */
-  async prepareWrites(): Promise<void> {
-    const now = Date.now();
-    const urn = 'urn:li:corpuser:__write_path_rehearsal__';
-    const field = (n: number) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:rehearsal,t,PROD),c${n})`;
-    const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
-    const plan: GroupPlan = {
-      wipes: [{ urn, names: ['a'] }, { urn, names: null }],
-      rows: [
-        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
-        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
-      ],
-      removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
-      removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-      targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
-      createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
-      createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-      entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
-    };
-    const request: LockRequest = { urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] };
-    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null }), new Map()));
+  async prepareWrites(rehearsal: { requests: LockParams; plan: ApplyParams; now: number }): Promise<void> {
+    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, rehearsal.requests, rehearsal.now, () => ({ plan: rehearsal.plan, result: null }), new Map()));
   }
 
   /**
@@ -178,7 +107,7 @@ export class AspectStore {
    * everything in memory, then applies the plan with a fixed set of UNWIND statements (`writes/apply`). Never throws:
    * a failed transaction is answered as such, with the peers its attempts found, for the publish stage.
    */
-  async writeGroup<T>(requests: LockRequest[], now: number, timeoutMs: number, planLocked: PlanLocked<T>): Promise<GroupTransaction<T>> {
+  async writeGroup<A, T>(requests: LockParams, now: number, timeoutMs: number, planLocked: PlanLocked<A, T>): Promise<GroupTransaction<T>> {
     // Every attempt's peers: an attempt whose commit failed may still have committed.
     const peers = new Map<string, Peer>();
     try {
@@ -189,7 +118,7 @@ export class AspectStore {
     }
   }
 
-  private async applyGroup<T>(tx: ManagedTransaction, requests: LockRequest[], now: number, planLocked: PlanLocked<T>, peers: Map<string, Peer> | null): Promise<T> {
+  private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null): Promise<T> {
     // Pipelined with the lock: read first in the transaction, and costs no round trip of its own.
     const peersQuery = peers ? this.coherence?.peersQuery() : null;
     const peerRead = peersQuery ? tx.run(this.statement('processes/peers'), peersQuery) : null;
@@ -198,13 +127,13 @@ export class AspectStore {
       const waitMs = r.get('waitMs');
       peers!.set(r.get('id'), { id: r.get('id'), url: r.get('url'), token: r.get('token'), waitMs: waitMs === null ? null : Number(waitMs) });
     }
-    const locked = new Map<string, LockedEntity>();
+    const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {
-      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
+      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as A[] });
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
-    if (Object.values(plan).some((list: unknown[]) => list.length > 0)) await tx.run(this.statement('writes/apply'), { ...plan, now, ns: this.outboxNamespace });
+    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { ...plan, now, ns: this.outboxNamespace });
     return result;
   }
 
