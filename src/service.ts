@@ -45,13 +45,14 @@ import { SearchService } from './services/search/search-service';
 import { DeletedHitGuard } from './services/search/deleted-hit-guard';
 import { DeletedHitsStore } from './stores/graph/deleted-hits-store';
 import { PendingDeleteMarkers } from './stores/search/pending-deletes';
-import { LatestAspectCache } from './stores/graph/latest-aspect-cache';
 import { FragmentCache } from './services/indexing/fragment-cache';
 import { ProcessLease, processLeaseOptions } from './stores/graph/process-lease';
 import { PeerInvalidation } from './stores/peers/peer-invalidation';
+import { LeasedReadCoherence } from './stores/graph/read-coherence';
 import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
-import { GroupWriter } from './services/write-path/group-writer';
+import { rehearseWrites, writePipeline } from './services/write-path/pipeline';
+import { Publisher } from './services/write-path/publish';
 import { DeprecationService } from './services/deprecation';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
@@ -144,7 +145,7 @@ function groupWriterOptions(config: Config) {
  * Their writes leave outbox entries for a running service's indexer; time-series aspects are not written.
  */
 export function createOfflineWritePath(config: Config, registry: Registry, aspectStore: AspectStore, logger: Logger) {
-  const writer = new GroupWriter(aspectStore, groupWriterOptions(config), logger);
+  const writer = writePipeline(aspectStore, new Publisher({}, logger), groupWriterOptions(config), logger);
   const ingestion = new IngestionService(registry, writer, null, { retention: config.RETENTION_MAX_VERSIONS });
   return { ingestion, close: () => writer.close() };
 }
@@ -154,13 +155,12 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const { registry, graph, search } = createBackendClients(config, backends, logger);
   await graph.ensureSchema();
 
-  const readCache = config.READ_CACHE_SIZE > 0 ? new LatestAspectCache(config.READ_CACHE_SIZE) : null;
   // Every process registers; one with a cache also listens for others' writes, and may then read it unchecked.
   const lease = new ProcessLease(graph, processLeaseOptions(config.BACKEND_TIMEOUT_MS), logger);
   const peers = new PeerInvalidation(lease, { host: config.HOST, port: config.CACHE_PEER_PORT, advertisedHost: config.CACHE_PEER_HOST, timeoutMs: config.CACHE_PEER_TIMEOUT_MS }, logger);
-  if (readCache && config.READ_CACHE_UNCHECKED) lease.advertise(await peers.listen((urns) => readCache.invalidate(urns)));
-  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCache, lease, peers);
-  await aspectStore.prepareWrites();
+  const readCoherence = await LeasedReadCoherence.open({ cacheBytes: config.READ_CACHE_SIZE, unchecked: config.READ_CACHE_UNCHECKED }, lease, peers);
+  const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCoherence);
+  await rehearseWrites(aspectStore);
   await lease.start();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
   const pendingDeletes = new PendingDeleteMarkers(search, indexNames);
@@ -179,10 +179,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
     new EntityIndexMigrations(registry, search, indexNames, new RestoreStore(graph), logger, { batchSize: config.OUTBOX_BATCH_SIZE }),
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
-  const writer = new GroupWriter(aspectStore, { ...groupWriterOptions(config), onCommitted: (writes) => indexer.committed(writes) }, logger);
+  const writer = writePipeline(aspectStore, new Publisher({ indexer, coherence: readCoherence }, logger), groupWriterOptions(config), logger);
   const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
-    onCommitted: () => indexer.notify(),
     aspectValidators: { testInfo: testInfoValidator(registry) },
     pendingDeletes,
     completeDefaults: (items): Promise<void> =>

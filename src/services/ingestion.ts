@@ -43,8 +43,6 @@ export interface DeleteRequest {
 export interface IngestionOptions {
   retention: number;
   now?: () => number;
-  /** Called after each committed write (wakes the search indexer). */
-  onCommitted?: () => void;
   /** Semantic checks per aspect name, run after schema validation; they throw (e.g. ValidationError) to reject. */
   aspectValidators?: Record<string, (value: Record<string, unknown>) => void>;
   /**
@@ -200,7 +198,6 @@ export class IngestionService {
     const item: DeleteItem = wholeEntity ? { kind: 'deleteEntity', ...target } : { kind: 'deleteAspect', ...target, name: aspect.name };
     await this.markDeletes([item]);
     const [outcome] = await this.writer.submit([item]);
-    this.options.onCommitted?.();
     const timeseriesRows = wholeEntity && this.timeseries ? await this.timeseries.deleteForUrn(urn.raw, { startTimeMillis, endTimeMillis }) : 0;
     return { urn: urn.raw, rows: outcome.rows, timeseriesRows };
   }
@@ -217,7 +214,6 @@ export class IngestionService {
     if (items.length === 0) return [];
     await this.markDeletes(items);
     const outcomes = await this.writer.submit(items);
-    this.options.onCommitted?.();
     return outcomes;
   }
 
@@ -400,7 +396,6 @@ export class IngestionService {
     });
     if (items.length === 0) return [];
     const outcomes = await this.writer.submit(items);
-    this.options.onCommitted?.();
     return outcomes.map((o) => ({ unchanged: o.unchanged }));
   }
 
@@ -446,8 +441,7 @@ export class IngestionService {
       await this.options.completeDefaults?.(items);
       await this.markDeletes(items);
       await this.writer.submit(items);
-      this.options.onCommitted?.();
-    }
+      }
     if (events.length > 0) await this.timeseries!.write(events);
   }
 }

@@ -1,5 +1,6 @@
 import { AspectStore } from '../../src/stores/graph/aspect-store';
 import { LatestAspectCache } from '../../src/stores/graph/latest-aspect-cache';
+import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
 import { proposal } from '../support/samples';
 import { enc, serviceProcess, startTestService, uniqueId, type TestService } from '../support/service';
 
@@ -101,7 +102,7 @@ describe('read path', () => {
     expect(concurrent.map((r) => r.body)).toEqual(sequential);
 
     // Reads asked for in the same turn of the event loop go to Neo4j as one statement.
-    const store = new AspectStore(writer.graph, '', new LatestAspectCache(1_000_000));
+    const store = new AspectStore(writer.graph, '', new LeasedReadCoherence(new LatestAspectCache(1_000_000)));
     const queries = jest.spyOn(writer.graph, 'query');
     try {
       const [latest, pages] = await Promise.all([

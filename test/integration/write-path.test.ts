@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { createLogger } from '../../src/logger';
 import { AspectStore } from '../../src/stores/graph/aspect-store';
 import { Neo4jStore } from '../../src/stores/graph/neo4j';
-import { GroupWriter } from '../../src/services/write-path/group-writer';
+import { writePipeline } from '../../src/services/write-path/pipeline';
+import { Publisher } from '../../src/services/write-path/publish';
 import type { WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
 import { engineUrl, serviceProcess, startTestService, uniqueId, type TestService } from '../support/service';
@@ -147,7 +148,7 @@ describe('write path', () => {
       logger,
     );
     // A long window so all units land in one group.
-    const writer = new GroupWriter(new AspectStore(graph, ''), { windowMs: 200, maxGroupWrites: 1000, concurrency: 1, maxQueuedWrites: 1000, timeoutMs: 5000 }, logger);
+    const writer = writePipeline(new AspectStore(graph, ''), new Publisher({}), { windowMs: 200, maxGroupWrites: 1000, concurrency: 1, maxQueuedWrites: 1000, timeoutMs: 5000 }, logger);
     const id = uniqueId();
     const write = (urn: string, edgeType: string): WriteItem[] => {
       const value = { tags: [{ tag: `urn:li:tag:g_${id}` }] };
@@ -202,12 +203,12 @@ describe('write path', () => {
       const store = new AspectStore(graph, '');
       const groups: number[] = [];
       const writeGroup = store.writeGroup.bind(store);
-      store.writeGroup = (async (requests, now, timeoutMs, plan, onCommitted) => {
+      store.writeGroup = (async (requests, now, timeoutMs, planLocked) => {
         groups.push(requests.length);
         if (groups.length === 1) await pause(firstMs);
-        return writeGroup(requests, now, timeoutMs, plan, onCommitted);
+        return writeGroup(requests, now, timeoutMs, planLocked);
       }) as typeof store.writeGroup;
-      const writer = new GroupWriter(store, { windowMs: 0, maxGroupWrites: 1000, concurrency: 2, maxQueuedWrites: 1000, timeoutMs: 5000, ...options }, logger);
+      const writer = writePipeline(store, new Publisher({}), { windowMs: 0, maxGroupWrites: 1000, concurrency: 2, maxQueuedWrites: 1000, timeoutMs: 5000, ...options }, logger);
       const order: string[] = [];
       try {
         const first = writer.submit(write(next())).then(() => order.push('first'));

@@ -1,5 +1,4 @@
-import { lockRequests, planGroup, type WriteItem } from '../../src/services/write-path/plan';
-import type { LockedEntity } from '../../src/stores/graph/aspect-store';
+import { lockRequests, planGroup, type LockedEntity, type WriteItem } from '../../src/services/write-path/plan';
 
 const urn = 'urn:li:tag:t';
 const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem, { kind: 'upsert' }> => ({

@@ -9,7 +9,7 @@ import type { Body, BulkOperation, SearchEngine } from '../../stores/search/engi
 import { entityIndexDefinition, type IndexNames } from '../../stores/search/mappings';
 import { EntityIndexMigrations } from './index-migrations';
 import type { PendingDeleteMarkers } from '../../stores/search/pending-deletes';
-import type { CommittedWrite } from '../write-path/group-writer';
+import type { CommittedWrite } from '../write-path/plan';
 import { aspectFragment, documentFromFragments, type AspectFragment } from './document';
 import type { EntityChange, FragmentCache } from './fragment-cache';
 

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import { DomainError, OverloadedError, UnavailableError } from '../../model/errors';
-import type { AspectStore } from '../../stores/graph/aspect-store';
-import { lockRequests, planGroup, type EntityWrite, type ItemOutcome, type WriteItem } from './plan';
+import type { ItemOutcome, WriteItem } from './plan';
 
-/** A committed change to one entity, with the revisions its lock found and left. */
-export type CommittedWrite = EntityWrite & { previousRev: number | null; rev: number; created: boolean };
+/**
+ * The stages after grouping (pipeline.ts commitGroup): one transaction for the units, then publishing. Per unit its
+ * outcomes or the error of a unit left out; `released` is called once the transaction has committed.
+ */
+export type CommitGroup = (units: WriteItem[][], now: number, timeoutMs: number, released: () => void) => Promise<(ItemOutcome[] | unknown)[]>;
 
 export interface GroupWriterOptions {
   /** How long the first write of an idle writer waits for others to join its group. */
@@ -24,8 +26,6 @@ export interface GroupWriterOptions {
   maxQueuedWrites: number;
   /** No request waits longer than this (BACKEND_TIMEOUT_MS) for its commit. */
   timeoutMs: number;
-  /** Told of every committed group's changes, at commit (the search indexer keeps its fragments current with them). */
-  onCommitted?: (writes: CommittedWrite[]) => void;
 }
 
 interface Unit {
@@ -52,7 +52,7 @@ export class GroupWriter {
   private closed = false;
 
   constructor(
-    private readonly store: AspectStore,
+    private readonly commitGroup: CommitGroup,
     private readonly options: GroupWriterOptions,
     private readonly logger?: Logger,
   ) {}
@@ -173,36 +173,11 @@ export class GroupWriter {
   }
 
   /** One transaction for the group; per unit its outcomes, or the error of a unit left out. */
-  private async commit(group: Unit[], committed: () => void): Promise<(ItemOutcome[] | unknown)[]> {
-    const units = group.map((u) => u.items);
+  private commit(group: Unit[], committed: () => void): Promise<(ItemOutcome[] | unknown)[]> {
     const now = Date.now();
     // The oldest unit's remaining time bounds the transaction.
     const remaining = Math.max(1000, group[0].enqueuedAt + this.options.timeoutMs - now);
-    // The last attempt's plan is the one that committed (a retried transaction plans again).
-    let committedWrites: () => CommittedWrite[] = () => [];
-    const onCommitted = () => {
-      committed();
-      try {
-        this.options.onCommitted?.(committedWrites());
-      } catch (err) {
-        // Committed already: a failure here must not fail (and re-run) the group.
-        this.logger?.warn({ err: (err as Error).message }, 'a committed group could not be passed on to the indexer');
-      }
-    };
-    return this.store.writeGroup(lockRequests(units), now, remaining, (locked) => {
-      const { plan, outcomes, failed, writes } = planGroup(units, locked);
-      // Every locked entity, changed or not: the lock bumped each one's rev.
-      committedWrites = () => {
-        const byUrn = new Map(writes.map((w) => [w.urn, w]));
-        return [...locked.values()].map((l) => ({
-          ...(byUrn.get(l.urn) ?? { urn: l.urn, entityType: '', wipedAll: false, removed: [], set: [] }),
-          previousRev: l.previousRev,
-          rev: l.rev,
-          created: l.created,
-        }));
-      };
-      return { plan, result: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)) };
-    }, onCommitted);
+    return this.commitGroup(group.map((u) => u.items), now, remaining, committed);
   }
 
   /** A transaction that ran out of time while Neo4j answered is overload, not an outage. */

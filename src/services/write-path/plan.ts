@@ -1,5 +1,76 @@
-import type { AspectValue, GroupPlan, LockedEntity, LockRequest } from '../../stores/graph/aspect-store';
+import type { LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
+
+/*
+ * The contract with cypher/writes.cypher: what `lock` is asked for (LockRequest) and returns (LockedEntity,
+ * StoredAspectState), and what `apply` takes (GroupPlan). A new kind of projected thing changes these, the planning
+ * below, and the statements; the store passes them through.
+ */
+
+/** An entity a write group locks, and which of its stored aspects it needs to see. */
+export interface LockRequest {
+  urn: string;
+  entityType: string;
+  /** Create the entity when absent (upserts); deletes only lock what exists. */
+  create: boolean;
+  /** Return every stored aspect (entity deletes), else only `names`. */
+  all: boolean;
+  names: string[];
+  /** Aspects whose stored value is returned too (patches). */
+  values: string[];
+  /** Aspects whose owned column-level lineage edges are returned too. */
+  columns: string[];
+}
+
+export interface StoredAspectState {
+  name: string;
+  hash: string;
+  /** Highest history version (0: none) and how many there are. */
+  top: number;
+  history: number;
+  value: string | null;
+  /** Edges the latest value projects, as "<type>|<target urn>". */
+  edges: string[];
+  /** Column-level lineage edges the aspect owns, as "<source field urn>|<target field urn>". */
+  columnEdges: string[];
+}
+
+export type LockedEntity = StoredLockedEntity<StoredAspectState>;
+
+export interface AspectValue {
+  value: string;
+  hash: string;
+  createdTime: number;
+  createdActor: string;
+}
+
+/** What a group writes: one list per stage of cypher/writes.cypher `apply`. */
+export type GroupPlan = {
+  wipes: { urn: string; names: string[] | null }[];
+  rows: {
+    urn: string;
+    name: string;
+    copy: number | null;
+    copySystemMetadata: string | null;
+    history: (AspectValue & { version: number; systemMetadata: string })[];
+    cut: number;
+    /** History versions deleted (a revert's). */
+    drop: number[];
+    stored: boolean;
+    latest: AspectValue | null;
+    systemMetadata: string;
+    /** Indexed on the latest node, from `systemMetadata`: which run last wrote or observed it, and when. */
+    runId: string | null;
+    lastObserved: number | null;
+  }[];
+  removeEdges: { urn: string; aspect: string; type: string; target: string }[];
+  targets: { urn: string; type: string }[];
+  createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
+  removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
+  createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
+  /** `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. */
+  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[] }[];
+};
 
 export interface Edge {
   type: string;
@@ -83,6 +154,9 @@ export interface EntityWrite {
   /** New latest values; null where the writer has no parsed value (the indexer then reads the entity back). */
   set: [name: string, value: Record<string, unknown> | null][];
 }
+
+/** A committed change to one entity, with the revisions its lock found and left. */
+export type CommittedWrite = EntityWrite & { previousRev: number | null; rev: number; created: boolean };
 
 export interface ItemOutcome {
   /** An upsert that found the same value stored (only its system metadata was written). */
@@ -178,6 +252,28 @@ function emptyAspect(name: string): AspectState {
 }
 
 const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
+
+/**
+ * The plan stage of a group's transaction (AspectStore.writeGroup runs it after the lock, and again on a retry): per
+ * unit its outcomes or the error that left it out, and every locked entity's change for the publish stage (changed
+ * or not: the lock bumped each one's rev).
+ */
+export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, { outcomes: (ItemOutcome[] | unknown)[]; writes: () => CommittedWrite[] }> {
+  return (locked) => {
+    const { plan, outcomes, failed, writes } = planGroup(units, locked);
+    // Built only when asked for (the indexer's fragment cache): after the commit, not in each attempt.
+    const committed = () => {
+      const byUrn = new Map(writes.map((w) => [w.urn, w]));
+      return [...locked.values()].map((l) => ({
+        ...(byUrn.get(l.urn) ?? { urn: l.urn, entityType: '', wipedAll: false, removed: [], set: [] }),
+        previousRev: l.previousRev,
+        rev: l.rev,
+        created: l.created,
+      }));
+    };
+    return { plan, result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed } };
+  };
+}
 
 /**
  * Plans a group: applies its units in order to the locked entities in memory and returns what to write. A unit that
@@ -455,4 +551,28 @@ function splitColumnEdge(key: string): ColumnEdge {
   // schemaField urns contain no '|'; the separator is unambiguous.
   const i = key.indexOf('|');
   return { source: key.slice(0, i), target: key.slice(i + 1) };
+}
+
+/**
+ * A group that uses every write statement, on a scratch entity, shaped like a real one (Neo4j keys its plan cache by
+ * parameter types): the service rehearses it, rolled back, before its first writes (AspectStore.prepareWrites).
+ */
+export function rehearsalGroup(now = Date.now()): { requests: LockRequest[]; plan: GroupPlan; now: number } {
+  const urn = 'urn:li:corpuser:__write_path_rehearsal__';
+  const field = (n: number) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:rehearsal,t,PROD),c${n})`;
+  const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
+  const plan: GroupPlan = {
+    wipes: [{ urn, names: ['a'] }, { urn, names: null }],
+    rows: [
+      { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
+      { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
+    ],
+    removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
+    removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
+    targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
+    createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
+    createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
+    entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
+  };
+  return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] }], plan, now };
 }

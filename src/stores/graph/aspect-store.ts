@@ -1,11 +1,10 @@
 import DataLoader from 'dataloader';
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
-import { UnavailableError } from '../../model/errors';
-import { LatestAspectCache } from './latest-aspect-cache';
 import type { Neo4jStore } from './neo4j';
+import type { Peer } from './process-lease';
+import type { LatestRead, ReadCoherence } from './read-coherence';
 import type { StatementName } from './statements.generated';
-import type { Peer, ProcessLease } from './process-lease';
 
 export interface AuditStamp {
   time: number;
@@ -20,84 +19,38 @@ export interface StoredAspect {
   systemMetadata: Record<string, unknown> | null;
 }
 
-/** An entity a write group locks, and which of its stored aspects it needs to see. */
-export interface LockRequest {
-  urn: string;
-  entityType: string;
-  /** Create the entity when absent (upserts); deletes only lock what exists. */
-  create: boolean;
-  /** Return every stored aspect (entity deletes), else only `names`. */
-  all: boolean;
-  names: string[];
-  /** Aspects whose stored value is returned too (patches). */
-  values: string[];
-  /** Aspects whose owned column-level lineage edges are returned too. */
-  columns: string[];
-}
-
-export interface StoredAspectState {
-  name: string;
-  hash: string;
-  /** Highest history version (0: none) and how many there are. */
-  top: number;
-  history: number;
-  value: string | null;
-  /** Edges the latest value projects, as "<type>|<target urn>". */
-  edges: string[];
-  /** Column-level lineage edges the aspect owns, as "<source field urn>|<target field urn>". */
-  columnEdges: string[];
-}
-
-export interface LockedEntity {
+/**
+ * An entity `writes/lock` locked and read. What the lock is asked for and what it returns of each stored aspect (`A`),
+ * like what `writes/apply` takes, belong to the planner (src/services/write-path/plan.ts): the store passes them through.
+ */
+export interface LockedEntity<A> {
   urn: string;
   rev: number;
   /** The rev before this write's lock bumped it (null: none). */
   previousRev: number | null;
   created: boolean;
-  aspects: StoredAspectState[];
+  aspects: A[];
 }
 
-export interface AspectValue {
-  value: string;
-  hash: string;
-  createdTime: number;
-  createdActor: string;
-}
+/** Parameters of `writes/lock`: one entry per entity, in the order the locks are taken. */
+export type LockParams = readonly { urn: string }[];
 
-/** What a group writes: one list per stage of cypher/writes.cypher `apply`. */
-export interface GroupPlan {
-  wipes: { urn: string; names: string[] | null }[];
-  rows: {
-    urn: string;
-    name: string;
-    copy: number | null;
-    copySystemMetadata: string | null;
-    history: (AspectValue & { version: number; systemMetadata: string })[];
-    cut: number;
-    /** History versions deleted (a revert's). */
-    drop: number[];
-    stored: boolean;
-    latest: AspectValue | null;
-    systemMetadata: string;
-    /** Indexed on the latest node, from `systemMetadata`: which run last wrote or observed it, and when. */
-    runId: string | null;
-    lastObserved: number | null;
-  }[];
-  removeEdges: { urn: string; aspect: string; type: string; target: string }[];
-  targets: { urn: string; type: string }[];
-  createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
-  removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  /** `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. */
-  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[] }[];
-}
+/** Parameters of `writes/apply`: one list per stage. */
+export type ApplyParams = Record<string, unknown[]>;
 
-/** Tells other service processes which entities a write changed, before it is acknowledged (src/stores/peers). */
-export interface PeerNotifier {
-  notify(peers: Iterable<Peer>, urns: readonly string[]): Promise<void>;
-}
+/**
+ * The planning step of a write transaction: from what the lock found, everything the group writes and what it answers.
+ * It runs inside Neo4j's transaction function, which the driver runs again on a transient error: it must be pure (no
+ * state kept between calls; the last call's plan is the one that committed).
+ */
+export type PlanLocked<A, T> = (locked: Map<string, LockedEntity<A>>) => { plan: ApplyParams; result: T };
 
-type LatestRead = { urn: string; names: string[] | null };
+/**
+ * How a write transaction ended, for the write path's publish stage: committed with its result, or failed (it may
+ * still have committed). `peers`: the processes every attempt found serving cached reads, which must be told either way.
+ */
+export type GroupTransaction<T> = { committed: true; result: T; peers: Peer[] } | { committed: false; error: unknown; peers: Peer[] };
+
 type RelationshipRead = { urn: string; types: string[]; start: number; count: number };
 
 export interface Relationship {
@@ -127,16 +80,13 @@ function toStored(r: { get(key: string): unknown }, version: number): StoredAspe
 /** Versioned aspects, entities and projected edges in Neo4j. Statements live in cypher/aspects.cypher. */
 export class AspectStore {
   /**
-   * `outboxNamespace` tags the outbox entries every write leaves for the search indexer. With a `lease`, cached reads
-   * are served unchecked while it allows, and every write tells the peers its transaction found (`peers`) before it
-   * is acknowledged.
+   * `outboxNamespace` tags the outbox entries every write leaves for the search indexer. `coherence` decides what reads
+   * may serve from the cache, and which peer processes every write transaction must find (ReadCoherence).
    */
   constructor(
     private readonly neo4j: Neo4jStore,
     private readonly outboxNamespace: string,
-    private readonly cache: LatestAspectCache | null = null,
-    private readonly lease: ProcessLease | null = null,
-    private readonly peers: PeerNotifier | null = null,
+    private readonly coherence: ReadCoherence | null = null,
   ) {}
 
   private statement(name: StatementName): string {
@@ -144,93 +94,46 @@ export class AspectStore {
   }
 
   /**
-   * Rehearses a write group that uses every write statement, on a scratch entity, and rolls it back: planning the
-   * statements cold takes about a second, which the first writes of a fresh service would otherwise spend queued.
-   * (Parameters must have the shapes of real ones: Neo4j keys its plan cache by parameter types.)
+   * Runs a write group in a transaction and rolls it back: planning the statements cold takes about a second, which the
+   * first writes of a fresh service would otherwise spend queued. (Parameters must have the shapes of real ones: Neo4j
+   * keys its plan cache by parameter types; the planner provides them, `rehearsalGroup` in write-path/plan.ts.)
    */
-  async prepareWrites(): Promise<void> {
-    const now = Date.now();
-    const urn = 'urn:li:corpuser:__write_path_rehearsal__';
-    const field = (n: number) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:rehearsal,t,PROD),c${n})`;
-    const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
-    const plan: GroupPlan = {
-      wipes: [{ urn, names: ['a'] }, { urn, names: null }],
-      rows: [
-        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
-        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
-      ],
-      removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
-      removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-      targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
-      createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
-      createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-      entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
-    };
-    const request: LockRequest = { urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] };
-    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, [request], now, () => ({ plan, result: null }), new Map()));
+  async prepareWrites(rehearsal: { requests: LockParams; plan: ApplyParams; now: number }): Promise<void> {
+    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, rehearsal.requests, rehearsal.now, () => ({ plan: rehearsal.plan, result: null }), new Map()));
   }
 
   /**
-   * One group of writes in one transaction: locks and reads the entities (`writes/lock`), lets `plan` decide everything
-   * in memory, then applies the plan with a fixed set of UNWIND statements. `plan` runs inside the transaction function,
-   * so it may run again when the driver retries a transient error: it must not keep state between calls. Resolves once
-   * every peer has dropped its copies of these entities (or can no longer serve them); `onCommitted` runs before that.
+   * One group of writes in one transaction: locks and reads the entities (`writes/lock`), lets `planLocked` decide
+   * everything in memory, then applies the plan with a fixed set of UNWIND statements (`writes/apply`). Never throws:
+   * a failed transaction is answered as such, with the peers its attempts found, for the publish stage.
    */
-  async writeGroup<T>(
-    requests: LockRequest[],
-    now: number,
-    timeoutMs: number,
-    plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
-    onCommitted?: () => void,
-  ): Promise<T> {
+  async writeGroup<A, T>(requests: LockParams, now: number, timeoutMs: number, planLocked: PlanLocked<A, T>): Promise<GroupTransaction<T>> {
     // Every attempt's peers: an attempt whose commit failed may still have committed.
     const peers = new Map<string, Peer>();
-    let failed = true;
     try {
-      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, plan, peers), timeoutMs);
-      failed = false;
-      // Committed: what follows (telling peers) holds no lock and needs no transaction.
-      onCommitted?.();
-      return result;
-    } finally {
-      // Before the write is answered, committed or not (a failed commit may still have happened).
-      const urns = requests.map((r) => r.urn);
-      this.cache?.invalidate(urns);
-      if (peers.size > 0) {
-        const told = this.peers?.notify(peers.values(), urns);
-        // A failed write reports its own error; a committed one is not acknowledged unless every peer was handled.
-        if (failed) await told?.catch(() => undefined);
-        else {
-          await told?.catch((err) => {
-            // Not a failure of the group: its units must not be written again one by one.
-            throw new UnavailableError(`The write was committed, but another service process could not be told of it or revoked: ${(err as Error).message}`, 'neo4j');
-          });
-        }
-      }
+      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, planLocked, peers), timeoutMs);
+      return { committed: true, result, peers: [...peers.values()] };
+    } catch (error) {
+      return { committed: false, error, peers: [...peers.values()] };
     }
   }
 
-  private async applyGroup<T>(
-    tx: ManagedTransaction,
-    requests: LockRequest[],
-    now: number,
-    plan: (locked: Map<string, LockedEntity>) => { plan: GroupPlan; result: T },
-    peers: Map<string, Peer> | null,
-  ): Promise<T> {
+  private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null): Promise<T> {
     // Pipelined with the lock: read first in the transaction, and costs no round trip of its own.
-    const peerRead = this.lease && peers ? tx.run(this.statement('processes/peers'), this.lease.peersQuery()) : null;
+    const peersQuery = peers ? this.coherence?.peersQuery() : null;
+    const peerRead = peersQuery ? tx.run(this.statement('processes/peers'), peersQuery) : null;
     const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
     for (const r of (await peerRead)?.records ?? []) {
       const waitMs = r.get('waitMs');
       peers!.set(r.get('id'), { id: r.get('id'), url: r.get('url'), token: r.get('token'), waitMs: waitMs === null ? null : Number(waitMs) });
     }
-    const locked = new Map<string, LockedEntity>();
+    const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {
-      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as StoredAspectState[] });
+      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as A[] });
     }
-    const { plan: p, result } = plan(locked);
+    const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
-    if (Object.values(p).some((list: unknown[]) => list.length > 0)) await tx.run(this.statement('writes/apply'), { ...p, now, ns: this.outboxNamespace });
+    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { ...plan, now, ns: this.outboxNamespace });
     return result;
   }
 
@@ -255,49 +158,33 @@ export class AspectStore {
   }
 
   private async readLatest(reads: readonly LatestRead[]): Promise<StoredAspect[][]> {
-    const results: StoredAspect[][] = reads.map(() => []);
-    const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names));
-    const cached = keys.map((key) => this.cache?.get(key));
-    // Copies read in this lease's epoch are current: every write, through any process, drops them before it is answered.
-    const unchecked = this.lease?.unchecked() ?? false;
-    const epoch = unchecked ? this.lease!.epoch : -1;
-    const pending: number[] = [];
-    for (let i = 0; i < reads.length; i++) {
-      const copy = cached[i];
-      if (unchecked && copy && copy.epoch === epoch) results[i] = [...copy.aspects];
-      else pending.push(i);
-    }
+    const read = this.coherence?.beforeRead(reads);
+    const results: StoredAspect[][] = reads.map((_, i) => read?.served[i] ?? []);
+    const pending = reads.map((_, i) => i).filter((i) => !read?.served[i]);
     if (pending.length === 0) return results;
-    const ticket = this.cache?.beginRead() ?? 0;
     try {
-      const items = pending.map((i) => ({ key: i, urn: reads[i].urn, names: reads[i].names, knownRev: cached[i]?.rev ?? -1 }));
+      const items = pending.map((i) => ({ key: i, urn: reads[i].urn, names: reads[i].names, knownRev: read?.knownRev(i) ?? -1 }));
       const records = await this.neo4j.query('retrieval.latest', 'aspects/latestUnlessRev', { items });
       const found = new Set<number>();
       for (const record of records) {
         const i = record.get('key') as number;
         const rev = record.get('rev') as number | null;
         found.add(i);
-        // Trusted unchecked later only if the lease held throughout and no write's invalidation overtook the read.
-        const trusted = unchecked && this.lease!.unchecked() && this.lease!.epoch === epoch && !this.cache?.overtaken(reads[i].urn, ticket);
-        const copy = cached[i];
-        if (copy && rev === copy.rev) {
-          results[i] = [...copy.aspects];
-          if (trusted && copy.epoch !== epoch) this.cache?.set(keys[i], { ...copy, epoch });
-          continue;
-        }
-        let bytes = 0;
-        const aspects: StoredAspect[] = [];
-        for (const a of record.get('aspects') as Record<string, unknown>[]) {
-          bytes += String(a.value ?? '').length + String(a.systemMetadata ?? '').length;
-          aspects.push(toStored({ get: (k: string) => a[k] }, 0));
-        }
-        if (this.cache && typeof rev === 'number') this.cache.set(keys[i], { rev, aspects, bytes, epoch: trusted ? epoch : -1 });
-        results[i] = [...aspects];
+        const fresh = () => {
+          let bytes = 0;
+          const aspects: StoredAspect[] = [];
+          for (const a of record.get('aspects') as Record<string, unknown>[]) {
+            bytes += String(a.value ?? '').length + String(a.systemMetadata ?? '').length;
+            aspects.push(toStored({ get: (k: string) => a[k] }, 0));
+          }
+          return { aspects, bytes };
+        };
+        results[i] = read ? read.answered(i, rev, fresh) : fresh().aspects;
       }
-      for (const i of pending) if (!found.has(i) && cached[i]) this.cache?.delete(keys[i]);
+      for (const i of pending) if (!found.has(i)) read?.absent(i);
       return results;
     } finally {
-      this.cache?.endRead();
+      read?.end();
     }
   }
 

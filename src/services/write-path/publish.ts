@@ -1,0 +1,41 @@
+import type { Logger } from 'pino';
+import type { Peer } from '../../stores/graph/process-lease';
+import type { ReadCoherence } from '../../stores/graph/read-coherence';
+import type { CommittedWrite } from './plan';
+
+/** What the search indexer hears of this process's writes. */
+export interface IndexerFeed {
+  /** At commit, before the answer: the changes, for the fragments it keeps of recently written entities. */
+  committed(writes: readonly CommittedWrite[]): void;
+  /** Wakes it: the committed writes left outbox entries. */
+  notify(): void;
+}
+
+/**
+ * The publish stage: everything that follows a group's transaction, none of it holding a lock or a transaction.
+ * After a commit: the search indexer gets the changes and is woken, and read coherence drops this process's cached
+ * copies and tells the peer processes the transaction found (the write is not acknowledged before). After a failed
+ * commit (which may still have committed): read coherence only, its failures left to the write's own error.
+ */
+export class Publisher {
+  constructor(
+    private readonly targets: { indexer?: IndexerFeed; coherence?: ReadCoherence | null },
+    private readonly logger?: Logger,
+  ) {}
+
+  async committed(urns: readonly string[], writes: () => CommittedWrite[], peers: readonly Peer[]): Promise<void> {
+    const indexer = this.targets.indexer;
+    try {
+      if (indexer) indexer.committed(writes());
+    } catch (err) {
+      // Committed already: a failure here must not fail (and re-run) the group.
+      this.logger?.warn({ err: (err as Error).message }, 'a committed group could not be passed on to the indexer');
+    }
+    indexer?.notify();
+    await this.targets.coherence?.afterCommit(urns, peers, true);
+  }
+
+  async failed(urns: readonly string[], peers: readonly Peer[]): Promise<void> {
+    await this.targets.coherence?.afterCommit(urns, peers, false);
+  }
+}

@@ -1,0 +1,130 @@
+import { UnavailableError } from '../../model/errors';
+import type { PeerInvalidation } from '../peers/peer-invalidation';
+import type { StoredAspect } from './aspect-store';
+import { LatestAspectCache, type CachedLatest } from './latest-aspect-cache';
+import type { Peer, ProcessLease } from './process-lease';
+
+/** A read of one entity's latest aspects ($names null: all). */
+export interface LatestRead {
+  urn: string;
+  names: string[] | null;
+}
+
+/** Tells other service processes which entities a write changed, before it is acknowledged (src/stores/peers). */
+export interface PeerNotifier {
+  notify(peers: Iterable<Peer>, urns: readonly string[]): Promise<void>;
+}
+
+/** One coalesced read of latest aspects, as read coherence sees it: from `beforeRead` to `end`. */
+export interface CoherentRead {
+  /** Per read: the aspects a cached copy serves without asking Neo4j, or undefined (ask). */
+  readonly served: readonly (StoredAspect[] | undefined)[];
+  /** The rev of the copy held for read `i` (-1: none): Neo4j then answers "unchanged" instead of sending the aspects. */
+  knownRev(i: number): number;
+  /** Neo4j's answer to read `i`: the entity's rev, and its aspects when the copy held is not current. What to answer. */
+  answered(i: number, rev: number | null, fresh: () => { aspects: StoredAspect[]; bytes: number }): StoredAspect[];
+  /** Read `i` found no entity. */
+  absent(i: number): void;
+  end(): void;
+}
+
+/**
+ * The read-cache protocol behind one seam. The aspect store asks it what a read may serve (`beforeRead`) and which
+ * peer processes a write transaction must find (`peersQuery`); the write path's publish stage tells it every write
+ * transaction's end (`afterCommit`). Modes: no cache; a cache checked against Neo4j on every read (the entity's rev
+ * travels instead of its aspects); or, with READ_CACHE_UNCHECKED, copies served unchecked while this process's lease
+ * allows (ProcessLease), because every write, through any process, drops them before it is acknowledged
+ * (PeerInvalidation).
+ */
+export interface ReadCoherence {
+  /** Parameters of `processes/peers`, read first in every write transaction; null: no peer needs telling. */
+  peersQuery(): { id: string } | null;
+  beforeRead(reads: readonly LatestRead[]): CoherentRead;
+  /**
+   * After a write transaction, committed or not (a failed commit may still have committed): drops this process's copies
+   * of `urns` and tells `peers` (the processes every attempt of the transaction found), or revokes them. Resolves once
+   * every peer has been handled; rejects (UnavailableError) only when a committed write's peers could be neither told
+   * nor revoked: the write must not be acknowledged then.
+   */
+  afterCommit(urns: readonly string[], peers: readonly Peer[], committed: boolean): Promise<void>;
+}
+
+export interface ReadCoherenceOptions {
+  /** READ_CACHE_SIZE: bytes of stored JSON the cache keeps (0: no cache). */
+  cacheBytes: number;
+  /** READ_CACHE_UNCHECKED: serve copies without asking Neo4j while the lease allows. */
+  unchecked: boolean;
+}
+
+/** The process's cache of latest aspects, kept coherent through its lease and the peer channel. */
+export class LeasedReadCoherence implements ReadCoherence {
+  constructor(
+    private readonly cache: LatestAspectCache | null,
+    private readonly lease: ProcessLease | null = null,
+    private readonly peers: PeerNotifier | null = null,
+  ) {}
+
+  /**
+   * The mode the options choose. Unchecked reads need the peer channel: this process listens for others' writes and
+   * advertises where (the lease then carries it), so every write tells it before it is acknowledged.
+   */
+  static async open(options: ReadCoherenceOptions, lease: ProcessLease, peers: PeerInvalidation): Promise<LeasedReadCoherence> {
+    const cache = options.cacheBytes > 0 ? new LatestAspectCache(options.cacheBytes) : null;
+    if (cache && options.unchecked) lease.advertise(await peers.listen((urns) => cache.invalidate(urns)));
+    return new LeasedReadCoherence(cache, lease, peers);
+  }
+
+  peersQuery(): { id: string } | null {
+    return this.lease && this.peers ? this.lease.peersQuery() : null;
+  }
+
+  beforeRead(reads: readonly LatestRead[]): CoherentRead {
+    const cache = this.cache;
+    const lease = this.lease;
+    const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names));
+    const cached: (CachedLatest | undefined)[] = keys.map((key) => cache?.get(key));
+    // Copies read in this lease's epoch are current: every write, through any process, drops them before it is answered.
+    const unchecked = lease?.unchecked() ?? false;
+    const epoch = unchecked ? lease!.epoch : -1;
+    const served = cached.map((copy) => (unchecked && copy && copy.epoch === epoch ? [...copy.aspects] : undefined));
+    let ticket: number | null = null;
+    return {
+      served,
+      knownRev: (i) => {
+        // Asking Neo4j begins here: invalidations from now on count as overtaking this read.
+        ticket ??= cache?.beginRead() ?? 0;
+        return cached[i]?.rev ?? -1;
+      },
+      answered: (i, rev, fresh) => {
+        // Trusted unchecked later only if the lease held throughout and no write's invalidation overtook the read.
+        const trusted = unchecked && lease!.unchecked() && lease!.epoch === epoch && !cache?.overtaken(reads[i].urn, ticket ?? 0);
+        const copy = cached[i];
+        if (copy && rev === copy.rev) {
+          if (trusted && copy.epoch !== epoch) cache?.set(keys[i], { ...copy, epoch });
+          return [...copy.aspects];
+        }
+        const { aspects, bytes } = fresh();
+        if (cache && typeof rev === 'number') cache.set(keys[i], { rev, aspects, bytes, epoch: trusted ? epoch : -1 });
+        return [...aspects];
+      },
+      absent: (i) => {
+        if (cached[i]) cache?.delete(keys[i]);
+      },
+      end: () => {
+        if (ticket !== null) cache?.endRead();
+      },
+    };
+  }
+
+  async afterCommit(urns: readonly string[], peers: readonly Peer[], committed: boolean): Promise<void> {
+    this.cache?.invalidate(urns);
+    if (peers.length === 0 || !this.peers) return;
+    const told = this.peers.notify(peers, urns);
+    // A failed write reports its own error; a committed one is not acknowledged unless every peer was handled.
+    if (!committed) return told.catch(() => undefined);
+    await told.catch((err) => {
+      // Not a failure of the group: its units must not be written again one by one.
+      throw new UnavailableError(`The write was committed, but another service process could not be told of it or revoked: ${(err as Error).message}`, 'neo4j');
+    });
+  }
+}
