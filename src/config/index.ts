@@ -34,7 +34,7 @@ export const configSchema = z.object({
   URN_NAMESPACE: z.string().regex(/^[a-z][a-zA-Z0-9]*$/).default('li'),
   BODY_LIMIT: byteSize.default('16mb'),
   READ_CACHE_SIZE: byteSize.default('32mb'),
-  READ_CACHE_UNCHECKED: booleanString.default('true'),
+  READ_CACHE_UNCHECKED: booleanString.default('false'),
   INDEX_CACHE_SIZE: byteSize.default('32mb'),
   CACHE_PEER_PORT: port.default(0),
   CACHE_PEER_HOST: z.string().optional(),

@@ -175,7 +175,7 @@ describe('process lease', () => {
   });
 
   it("two service processes read their caches unchecked, and each drops its copy before the other's write is acknowledged", async () => {
-    const svc = await startTestService();
+    const svc = await startTestService({ READ_CACHE_UNCHECKED: 'true' });
     let other: { url: string; stop(): Promise<void> } | undefined;
     const urn = ds(`peers_${uniqueId()}`);
     const path = `/entitiesV2/${enc(urn)}`;
@@ -187,7 +187,7 @@ describe('process lease', () => {
         body: JSON.stringify(proposal(urn, 'datasetProperties', { name, customProperties: {} })),
       })).status;
     try {
-      other = await serviceProcess({ NEO4J_URI: process.env.TEST_NEO4J_URI!, SEARCH_URL: process.env.TEST_OPENSEARCH_URL!, LOG_LEVEL: 'silent' });
+      other = await serviceProcess({ NEO4J_URI: process.env.TEST_NEO4J_URI!, SEARCH_URL: process.env.TEST_OPENSEARCH_URL!, LOG_LEVEL: 'silent', READ_CACHE_UNCHECKED: 'true' });
       await until(() => svc.lease.unchecked(), 30_000);
       expect(await write(svc.url, 'first')).toBe(200);
       expect(await nameSeen(svc.url)).toBe('first');
