@@ -164,7 +164,7 @@ async function graphqlScroll(url: string, token: string): Promise<{ urns: number
     scrollId = body.data.scrollAcrossEntities.nextScrollId;
     pages++;
   } while (scrollId);
-  return { urns, seconds: (performance.now() - started) / 1000, pages };
+  return { urns, seconds: Math.round(performance.now() - started) / 1000, pages };
 }
 
 /** The same pages straight from the engine: the service's own page request, search_after the last hit's sort values. */
@@ -182,7 +182,7 @@ async function engineScroll(engine: SearchEngine, across: AcrossEntitiesSearch):
     if (page.hits.length < scrollPage) break;
     after = page.hits[page.hits.length - 1].sort ?? null;
   }
-  return { urns, seconds: (performance.now() - started) / 1000, pages };
+  return { urns, seconds: Math.round(performance.now() - started) / 1000, pages };
 }
 
 async function main() {
