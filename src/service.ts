@@ -14,6 +14,7 @@ import { answerUnparsableRequests } from './http/errors';
 import { graphqlMiddleware } from './http/graphql';
 import { createLogger } from './logger';
 import { Registry } from './model/registry';
+import { browsePathsV2 } from './model/aspects';
 import { lineageRoutes } from './http/routes/lineage';
 import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
@@ -39,7 +40,7 @@ import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
 import { RunStore } from './stores/graph/run-store';
-import { TestService, testInfoValidator } from './services/metadata-tests/test-service';
+import { TestService } from './services/metadata-tests/test-service';
 import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { DeletedHitGuard } from './services/search/deleted-hit-guard';
@@ -183,14 +184,13 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     onCommitted: () => indexer.notify(),
-    aspectValidators: { testInfo: testInfoValidator(registry) },
     pendingDeletes,
     completeDefaults: (items): Promise<void> =>
       completeDefaultBrowsePaths(
         items,
         async (urns) => {
-          const latest = await aspectStore.latestMany(urns, ['browsePathsV2']);
-          return new Map(urns.map((u) => [u, (latest.get(u)?.aspects.get('browsePathsV2')?.path as BrowsePathEntry[] | undefined) ?? null]));
+          const latest = await aspectStore.latestMany(urns, [browsePathsV2.name]);
+          return new Map(urns.map((u) => [u, (latest.get(u)?.aspects.get(browsePathsV2.name)?.path as BrowsePathEntry[] | undefined) ?? null]));
         },
         (name, value) => ingestion.projectStored(name, value),
       ),

@@ -57,10 +57,9 @@ export class RetrievalService {
       urn: urn.raw,
       aspects: aspects.map((a) => ({ [this.registry.aspects.get(a.name)!.recordName]: a.value })),
     };
-    // Glossary term snapshots also carry their ownership and glossaryTermInfo as direct members.
-    if (entity.name === 'glossaryTerm') {
-      for (const a of aspects) if (a.name === 'ownership' || a.name === 'glossaryTermInfo') snapshot[a.name] = a.value;
-    }
+    // Some entity types' snapshots also carry aspects as direct members (glossary terms: see glossaryTermInfo).
+    const members = new Set([...entity.aspects].flatMap((name) => this.registry.aspects.get(name)?.behaviour?.snapshotMembers ?? []));
+    for (const a of aspects) if (members.has(a.name)) snapshot[a.name] = a.value;
     return { value: { [entity.snapshot]: snapshot } };
   }
 

@@ -1,10 +1,11 @@
 import { applyPatch, parsePatch } from '../../src/services/patch/json-patch';
-import { columnEdgesOf } from '../../src/services/lineage/column-edges';
+import { ASPECT_BEHAVIOURS } from '../../src/model/aspects';
 import { InvalidInputError } from '../../src/model/errors';
 
 const up = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 const field = (ds: string, f: string) => `urn:li:schemaField:(${up(ds)},${f})`;
-const patch = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(aspect, current, parsePatch(body));
+const patch = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(ASPECT_BEHAVIOURS.get(aspect)?.patch, current, parsePatch(body), 'li');
+const columnEdgesOf = (aspect: string, value: Record<string, unknown>) => ASPECT_BEHAVIOURS.get(aspect)?.columnEdges?.(value, 'li') ?? [];
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 describe('DataHub PATCH semantics', () => {

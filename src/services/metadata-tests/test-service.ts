@@ -32,22 +32,6 @@ export function registryCatalog(registry: Registry): DefinitionCatalog {
   return catalogOf(registry.entities.values(), (aspect) => registry.aspects.get(aspect)?.timeseries ?? false);
 }
 
-/** Semantic check of testInfo at ingest: a definition that does not parse is a 422 naming the problem. */
-export function testInfoValidator(registry: Registry): (value: Record<string, unknown>) => void {
-  const catalog = registryCatalog(registry);
-  return (value) => {
-    const json = (value.definition as { json?: unknown } | undefined)?.json;
-    try {
-      parseTestDefinition(json, catalog);
-    } catch (err) {
-      if (err instanceof TestDefinitionError) {
-        throw new ValidationError(`Invalid testInfo: /definition/json ${err.message}`, [{ path: '/definition/json', message: err.message }]);
-      }
-      throw err;
-    }
-  };
-}
-
 function byTest(a: TestResult, b: TestResult): number {
   return a.test < b.test ? -1 : a.test > b.test ? 1 : 0;
 }

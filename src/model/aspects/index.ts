@@ -1,0 +1,40 @@
+import type { AspectBehaviour } from './behaviour';
+import { browsePaths } from './browsePaths';
+import { browsePathsV2 } from './browsePathsV2';
+import { chartInfo } from './chartInfo';
+import { container } from './container';
+import { dashboardInfo } from './dashboardInfo';
+import { dataFlowInfo } from './dataFlowInfo';
+import { dataJobInputOutput } from './dataJobInputOutput';
+import { dataPlatformInstance } from './dataPlatformInstance';
+import { datasetProperties } from './datasetProperties';
+import { globalTags } from './globalTags';
+import { glossaryTermInfo } from './glossaryTermInfo';
+import { glossaryTerms } from './glossaryTerms';
+import { ownership } from './ownership';
+import { testInfo } from './testInfo';
+import { upstreamLineage } from './upstreamLineage';
+
+export type { AspectBehaviour, PatchTemplate } from './behaviour';
+export { browsePathsV2 };
+
+/** Every aspect with behaviour beyond its schema, by name; the registry attaches each to its spec. */
+export const ASPECT_BEHAVIOURS: ReadonlyMap<string, AspectBehaviour> = new Map(
+  [
+    browsePaths,
+    browsePathsV2,
+    chartInfo,
+    container,
+    dashboardInfo,
+    dataFlowInfo,
+    dataJobInputOutput,
+    dataPlatformInstance,
+    datasetProperties,
+    globalTags,
+    glossaryTermInfo,
+    glossaryTerms,
+    ownership,
+    testInfo,
+    upstreamLineage,
+  ].map((b) => [b.name, b]),
+);
