@@ -228,7 +228,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   } else if (requirement.reason === 'exposed') {
     logger.info({ HOST: config.HOST }, `Listening on ${config.HOST}, not a loopback address: every endpoint but /health, /config and the API documentation needs a token (AUTH_REQUIRED_EVERYWHERE=false opts out)`);
   }
-  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: requirement.requiredEverywhere });
+  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));

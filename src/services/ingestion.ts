@@ -1,4 +1,4 @@
-import type { Principal } from '../auth';
+import { systemActor, type Principal } from '../auth';
 import { ASPECT_BEHAVIOURS } from '../model/aspects';
 import { canonicalJson, contentHash } from '../model/canonical';
 import { InvalidInputError, ValidationError } from '../model/errors';
@@ -433,7 +433,7 @@ export class IngestionService {
         urn: e.urn.raw,
         entityType: e.entity.name,
         name: key.aspect.name,
-        actor: SYSTEM_KEY_ACTOR,
+        actor: systemActor(this.registry.urnNamespace),
         now: this.now(),
         systemMetadata: JSON.stringify(e.systemMetadata),
         retention: this.options.retention,
@@ -450,8 +450,6 @@ export class IngestionService {
     if (events.length > 0) await this.timeseries!.write(events);
   }
 }
-
-const SYSTEM_KEY_ACTOR = 'urn:li:corpuser:__datahub_system';
 
 /** The run id of proposals sent without one: no run, it cannot be rolled back. */
 export const DEFAULT_RUN_ID = 'no-run-id-provided';

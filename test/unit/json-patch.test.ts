@@ -104,4 +104,16 @@ describe('DataHub PATCH semantics', () => {
     expect(() => parsePatch([{ op: 'add', path: '/a' }])).toThrow(InvalidInputError);
     expect(() => patch('subTypes', { typeNames: ['a'] }, [{ op: 'add', path: '/typeNames/9', value: 'b' }])).toThrow(InvalidInputError);
   });
+
+  test('in another urn namespace: templates stamp its actor, dataset upstreams and column edges use its urns', () => {
+    const acme = (urn: string) => urn.replace(/urn:li:/g, 'urn:acme:');
+    const inAcme = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(ASPECT_BEHAVIOURS.get(aspect)?.patch, current, parsePatch(body), 'acme');
+    expect(inAcme('ownership', null, []).lastModified).toEqual({ time: 0, actor: 'urn:acme:corpuser:unknown' });
+    const d = acme(field('d', 'c1'));
+    const v = inAcme('upstreamLineage', null, [{ op: 'add', path: `/fineGrainedLineages/NONE/${d}/NONE/${acme(up('u'))}`, value: { confidenceScore: 1 } }]);
+    expect(v.fineGrainedLineages).toEqual([{ upstreamType: 'DATASET', upstreams: [acme(up('u'))], downstreamType: 'FIELD', downstreams: [d], confidenceScore: 1 }]);
+    const fine = { fineGrainedLineages: [{ upstreams: [acme(field('u', 'c1'))], downstreams: [d] }] };
+    expect(ASPECT_BEHAVIOURS.get('dataJobInputOutput')?.columnEdges?.(fine, 'acme')).toEqual([{ source: d, target: acme(field('u', 'c1')) }]);
+    expect(ASPECT_BEHAVIOURS.get('dataJobInputOutput')?.columnEdges?.(fine, 'li')).toEqual([]);
+  });
 });
