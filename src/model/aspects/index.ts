@@ -12,11 +12,12 @@ import { globalTags } from './globalTags';
 import { glossaryTermInfo } from './glossaryTermInfo';
 import { glossaryTerms } from './glossaryTerms';
 import { ownership } from './ownership';
+import { status } from './status';
 import { testInfo } from './testInfo';
 import { upstreamLineage } from './upstreamLineage';
 
 export type { AspectBehaviour, PatchTemplate } from './behaviour';
-export { browsePathsV2 };
+export { browsePathsV2, status, testInfo };
 
 /** Every aspect with behaviour beyond its schema, by name; the registry attaches each to its spec. */
 export const ASPECT_BEHAVIOURS: ReadonlyMap<string, AspectBehaviour> = new Map(
@@ -34,6 +35,7 @@ export const ASPECT_BEHAVIOURS: ReadonlyMap<string, AspectBehaviour> = new Map(
     glossaryTermInfo,
     glossaryTerms,
     ownership,
+    status,
     testInfo,
     upstreamLineage,
   ].map((b) => [b.name, b]),

@@ -1,3 +1,4 @@
+import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
 import { DeadlineExceededError } from '../../model/errors';
 import type { Neo4jStore } from './neo4j';
@@ -101,6 +102,7 @@ export class LineageStore {
         start: neo4j.int(q.start),
         count: neo4j.int(q.count),
         aspects: q.aspects,
+        statusAspect: status.name,
       },
     };
   }

@@ -1,3 +1,4 @@
+import { testInfo } from '../../model/aspects';
 import type { Neo4jStore } from './neo4j';
 
 export interface StoredTestInfo {
@@ -16,8 +17,8 @@ export class TestStore {
   /** The testInfo of every test, or of the given test URNs only (unknown ones are simply absent); one round trip. */
   async testInfos(urns: string[] | null): Promise<StoredTestInfo[]> {
     const records = urns
-      ? await this.neo4j.query('tests.definitionsByUrn', 'tests/definitionsByUrn', { urns, testType: this.testType })
-      : await this.neo4j.query('tests.allDefinitions', 'tests/allDefinitions', { testType: this.testType });
+      ? await this.neo4j.query('tests.definitionsByUrn', 'tests/definitionsByUrn', { urns, testType: this.testType, testInfoAspect: testInfo.name })
+      : await this.neo4j.query('tests.allDefinitions', 'tests/allDefinitions', { testType: this.testType, testInfoAspect: testInfo.name });
     return records.map((r) => ({ urn: r.get('urn') as string, value: JSON.parse(r.get('value') as string) as Record<string, unknown> }));
   }
 }
