@@ -29,6 +29,10 @@ export interface AspectBehaviour {
   browseContext?(value: Json, context: BrowsePathContext): void;
   /** A semantic check beyond the schema, at ingest; throws a ValidationError. */
   validate?(value: Json, registry: Registry): void;
+  /** The browse paths a value lists: the search document lists its entity under them. */
+  browsePaths?(value: Json): string[];
+  /** The schema field paths a value declares. */
+  fieldPaths?(value: Json): string[];
   /** Aspects the legacy snapshot of an entity carrying this aspect also holds as direct members. */
   snapshotMembers?: readonly string[];
 }

@@ -4,4 +4,5 @@ import type { AspectBehaviour } from './behaviour';
 export const browsePaths: AspectBehaviour = {
   name: 'browsePaths',
   defaultValue: (urn) => ({ paths: defaultBrowsePaths(urn) }),
+  browsePaths: (value) => (value.paths as string[] | undefined) ?? [],
 };

@@ -1,3 +1,4 @@
+import { testResults } from '../../model/aspects';
 import type { Principal } from '../../auth';
 import { InvalidInputError, NotFoundError, ValidationError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
@@ -8,7 +9,7 @@ import { catalogOf, parseTestDefinition, TestDefinitionError, type DefinitionCat
 import { evaluateTest, type TestOutcome } from './evaluate';
 
 const TEST_ENTITY = 'test';
-const RESULTS_ASPECT = 'testResults';
+const RESULTS_ASPECT = testResults.name;
 
 export interface EvaluateRequest {
   urn: unknown;
