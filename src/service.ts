@@ -66,7 +66,7 @@ import { SearchIndexer } from './services/indexing/indexer';
 import { EntityIndexMigrations } from './services/indexing/index-migrations';
 import { completeDefaultBrowsePaths } from './services/default-browse-paths';
 import type { BrowsePathEntry } from './model/browse-paths';
-import { Neo4jStore } from './stores/graph/neo4j';
+import { Neo4jExecutor } from './stores/graph/neo4j-executor';
 import { createSearchEngine } from './stores/search/adapters';
 import type { EngineName, SearchEngine } from './stores/search/engine';
 
@@ -92,7 +92,7 @@ export interface RunningService {
   server: Server;
   /** The koa app (tests read its mounted routers, e.g. the OpenAPI drift check). */
   app: Koa;
-  graph: Neo4jStore;
+  graph: Neo4jExecutor;
   search: SearchEngine;
   indexer: SearchIndexer;
   ingestion: IngestionService;
@@ -107,7 +107,7 @@ export interface RunningService {
 /** The registry and the two backend clients, configured from the environment (shared by the service and admin CLIs). */
 export function createBackendClients(config: Config, backends: BackendAddresses, logger: Logger, searchTimeoutMs = config.BACKEND_TIMEOUT_MS) {
   const registry = Registry.load(join(ROOT_DIR, 'schema'), config.URN_NAMESPACE);
-  const graph = new Neo4jStore(
+  const graph = new Neo4jExecutor(
     {
       uri: backends.neo4jUri,
       user: config.NEO4J_USER,

@@ -3,7 +3,7 @@ import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
 import { UnavailableError } from '../../model/errors';
 import { LatestAspectCache } from './latest-aspect-cache';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor as Neo4jStore } from './neo4j-executor';
 import type { StatementName } from './statements.generated';
 import type { Peer, ProcessLease } from './process-lease';
 

@@ -1,6 +1,6 @@
 import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface EdgeRow {
   source: string;
@@ -42,7 +42,7 @@ export interface LineageEdgeQuery {
 
 /** Edge pages in (source, type, destination) order (cypher/edge-scroll.cypher). */
 export class EdgeScrollStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async edges(q: EdgeQuery): Promise<EdgeRow[]> {
     const statement = q.sourceUrns ? 'edge-scroll/fromSources' : q.destinationUrns ? 'edge-scroll/toDestinations' : 'edge-scroll/all';

@@ -1,6 +1,6 @@
 import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface RunSummaryRow {
   runId: string;
@@ -38,7 +38,7 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /** Reads of ingestion runs from the latest aspect nodes (cypher/runs.cypher). Rollbacks write through the write path. */
 export class RunStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async list(offset: number, limit: number, includeSoft: boolean, defaultRunId: string): Promise<RunSummaryRow[]> {
     const records = await this.neo4j.query('runs.list', 'runs/list', { offset: neo4j.int(offset), limit: neo4j.int(limit), includeSoft, defaultRunId, statusAspect: status.name });

@@ -1,5 +1,5 @@
 import { testInfo } from '../../model/aspects';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface StoredTestInfo {
   urn: string;
@@ -10,7 +10,7 @@ export interface StoredTestInfo {
 /** Reads metadata-test definitions. Statements live in cypher/tests.cypher. */
 export class TestStore {
   constructor(
-    private readonly neo4j: Neo4jStore,
+    private readonly neo4j: Neo4jExecutor,
     private readonly testType = 'test',
   ) {}
 
