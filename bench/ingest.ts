@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
+import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
 import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
 import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 

@@ -3,7 +3,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from '../src/model/registry';
 import { CypherLibrary } from '../src/stores/graph/cypher';
-import { disableNagleForDriverSockets, type Neo4jStore } from '../src/stores/graph/neo4j';
+import { disableNagleForDriverSockets, type Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { LineageStore, type LineageDirection, type LineageQuery } from '../src/stores/graph/lineage-store';
 import { backends, flag, percentile, report, ROOT, startServiceProcess } from './lib';
 
@@ -119,7 +119,7 @@ async function main() {
     console.error(`graph: ${datasets} datasets, ${edges.length} edges (${seeded ? `seeded in ${Math.round(seedMs / 1000)} s` : 'already there'})`);
 
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
-    const store = new LineageStore({ cypher: new CypherLibrary(join(ROOT, 'cypher')) } as unknown as Neo4jStore, registry.lineageRelationships());
+    const store = new LineageStore({ cypher: new CypherLibrary(join(ROOT, 'cypher')) } as unknown as Neo4jExecutor, registry.lineageRelationships());
     const r = rng(7);
     const pickRandom = (direction: LineageDirection) => {
       // Start where there is lineage to walk: downstream from the upper layers, upstream from the lower ones.

@@ -10,7 +10,7 @@ import { RestoreService, type RestoreCounts } from '../src/services/restore';
 import { loadConfig } from '../src/config';
 import { createOfflineWritePath } from '../src/service';
 import { AspectStore } from '../src/stores/graph/aspect-store';
-import { Neo4jStore } from '../src/stores/graph/neo4j';
+import { Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { OutboxStore } from '../src/stores/graph/outbox-store';
 import { RestoreStore } from '../src/stores/graph/restore-store';
 import { createSearchEngine } from '../src/stores/search/adapters';
@@ -150,7 +150,7 @@ async function main() {
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
   const client = new Client({ node: b.searchUrl, requestTimeout: 120_000 });
   const logger = pino({ level: 'warn' });
-  const graph = new Neo4jStore({ uri: b.neo4jUri, user: '', password: '', database: 'neo4j', timeoutMs: 30_000, cypherDir: join(ROOT, 'cypher') }, logger);
+  const graph = new Neo4jExecutor({ uri: b.neo4jUri, user: '', password: '', database: 'neo4j', timeoutMs: 30_000, cypherDir: join(ROOT, 'cypher') }, logger);
   const search = createSearchEngine({ engine: 'opensearch', url: b.searchUrl, timeoutMs: 120_000 });
   const rows: Record<string, Record<string, unknown>> = {};
   try {

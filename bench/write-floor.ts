@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 import { contentHash } from '../src/model/canonical';
 import { Registry } from '../src/model/registry';
 import { aspectFragment, documentFromFragments, type AspectFragment } from '../src/services/indexing/document';
-import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j';
+import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
 import { entityIndexDefinition } from '../src/stores/search/mappings';
 
 /**

@@ -14,8 +14,8 @@ WHERE ($types IS NULL OR type(r) IN $types)
 WITH DISTINCT s, type(r) AS type, t
 WHERE ($after IS NULL OR s.urn > $after[0] OR (s.urn = $after[0] AND (type > $after[1] OR (type = $after[1] AND t.urn > $after[2]))))
   AND ($includeRemoved OR NOT (
-        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } OR
-        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' }))
+        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } OR
+        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }))
 RETURN s.urn AS source, s.type AS sourceType, type, t.urn AS destination, t.type AS destinationType
 ORDER BY source, type, destination
 LIMIT $count
@@ -30,8 +30,8 @@ WHERE ($types IS NULL OR type(r) IN $types)
 WITH DISTINCT s, type(r) AS type, t
 WHERE ($after IS NULL OR s.urn > $after[0] OR (s.urn = $after[0] AND (type > $after[1] OR (type = $after[1] AND t.urn > $after[2]))))
   AND ($includeRemoved OR NOT (
-        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } OR
-        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' }))
+        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } OR
+        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }))
 RETURN s.urn AS source, s.type AS sourceType, type, t.urn AS destination, t.type AS destinationType
 ORDER BY source, type, destination
 LIMIT $count
@@ -45,8 +45,8 @@ WHERE ($types IS NULL OR type(r) IN $types)
 WITH DISTINCT s, type(r) AS type, t
 WHERE ($after IS NULL OR s.urn > $after[0] OR (s.urn = $after[0] AND (type > $after[1] OR (type = $after[1] AND t.urn > $after[2]))))
   AND ($includeRemoved OR NOT (
-        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } OR
-        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' }))
+        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } OR
+        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }))
 RETURN s.urn AS source, s.type AS sourceType, type, t.urn AS destination, t.type AS destinationType
 ORDER BY source, type, destination
 LIMIT $count
@@ -62,8 +62,8 @@ WITH s, type, t, CASE WHEN type IN $upstreamTypes THEN t ELSE s END AS up, CASE 
 WHERE ($direction IS NULL OR ($direction = 'UPSTREAM' AND down.urn IN $urns) OR ($direction = 'DOWNSTREAM' AND up.urn IN $urns))
   AND ($after IS NULL OR s.urn > $after[0] OR (s.urn = $after[0] AND (type > $after[1] OR (type = $after[1] AND t.urn > $after[2]))))
   AND ($includeRemoved OR NOT (
-        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } OR
-        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' }))
+        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } OR
+        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }))
 RETURN s.urn AS source, s.type AS sourceType, type, t.urn AS destination, t.type AS destinationType, up.urn AS upstream, down.urn AS downstream
 ORDER BY source, type, destination
 LIMIT $count
@@ -76,8 +76,8 @@ WITH DISTINCT s, type(r) AS type, t
 WITH s, type, t, CASE WHEN type IN $upstreamTypes THEN t ELSE s END AS up, CASE WHEN type IN $upstreamTypes THEN s ELSE t END AS down
 WHERE ($after IS NULL OR s.urn > $after[0] OR (s.urn = $after[0] AND (type > $after[1] OR (type = $after[1] AND t.urn > $after[2]))))
   AND ($includeRemoved OR NOT (
-        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } OR
-        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' }))
+        EXISTS { (s)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } OR
+        EXISTS { (t)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }))
 RETURN s.urn AS source, s.type AS sourceType, type, t.urn AS destination, t.type AS destinationType, up.urn AS upstream, down.urn AS downstream
 ORDER BY source, type, destination
 LIMIT $count

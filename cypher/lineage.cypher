@@ -18,7 +18,7 @@ CALL (s) {
   LIMIT $visitCap + 1
 }
 WITH x, degree, p, COUNT { (x)<-[:{{back}}]-() } + COUNT { (x)-[:{{fwd}}]->() } AS onward,
-     EXISTS { (x)-[:ASPECT]->(st:Aspect {name: 'status'}) WHERE st.value CONTAINS '"removed":true' } AS removed
+     EXISTS { (x)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } AS removed
 WITH x, degree, p, onward, removed ORDER BY degree, x.urn
 WITH collect({x: x, degree: degree, p: p, onward: onward, removed: removed}) AS visited
 // One node past the cap tells a cut traversal from one that just fits.

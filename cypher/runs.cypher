@@ -8,7 +8,7 @@
 MATCH (a:Aspect)
 WHERE a.runId IS NOT NULL AND a.runId <> $defaultRunId AND a.version = 0
   AND ($includeSoft OR NOT EXISTS {
-    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: 'status'}) WHERE s.value CONTAINS '"removed":true'
+    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: $statusAspect}) WHERE s.value CONTAINS '"removed":true'
   })
 WITH a.runId AS runId, count(*) AS rows, max(a.lastObserved) AS timestamp
 RETURN runId, rows, timestamp
@@ -20,7 +20,7 @@ SKIP $offset LIMIT $limit
 MATCH (a:Aspect)
 WHERE a.runId = $runId AND a.urn >= '' AND a.version = 0
   AND ($includeSoft OR NOT EXISTS {
-    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: 'status'}) WHERE s.value CONTAINS '"removed":true'
+    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: $statusAspect}) WHERE s.value CONTAINS '"removed":true'
   })
 RETURN a.urn AS urn, a.name AS name, a.lastObserved AS lastObserved, CASE WHEN $includeAspect THEN a.value END AS value
 ORDER BY urn, name

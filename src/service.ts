@@ -14,6 +14,7 @@ import { answerUnparsableRequests } from './http/errors';
 import { graphqlMiddleware } from './http/graphql';
 import { createLogger } from './logger';
 import { Registry } from './model/registry';
+import { browsePathsV2 } from './model/aspects';
 import { lineageRoutes } from './http/routes/lineage';
 import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
@@ -39,7 +40,7 @@ import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
 import { RunStore } from './stores/graph/run-store';
-import { TestService, testInfoValidator } from './services/metadata-tests/test-service';
+import { TestService } from './services/metadata-tests/test-service';
 import { TestStore } from './stores/graph/test-store';
 import { SearchService } from './services/search/search-service';
 import { DeletedHitGuard } from './services/search/deleted-hit-guard';
@@ -66,7 +67,7 @@ import { SearchIndexer } from './services/indexing/indexer';
 import { EntityIndexMigrations } from './services/indexing/index-migrations';
 import { completeDefaultBrowsePaths } from './services/default-browse-paths';
 import type { BrowsePathEntry } from './model/browse-paths';
-import { Neo4jStore } from './stores/graph/neo4j';
+import { Neo4jExecutor } from './stores/graph/neo4j-executor';
 import { createSearchEngine } from './stores/search/adapters';
 import type { EngineName, SearchEngine } from './stores/search/engine';
 
@@ -92,7 +93,7 @@ export interface RunningService {
   server: Server;
   /** The koa app (tests read its mounted routers, e.g. the OpenAPI drift check). */
   app: Koa;
-  graph: Neo4jStore;
+  graph: Neo4jExecutor;
   search: SearchEngine;
   indexer: SearchIndexer;
   ingestion: IngestionService;
@@ -107,7 +108,7 @@ export interface RunningService {
 /** The registry and the two backend clients, configured from the environment (shared by the service and admin CLIs). */
 export function createBackendClients(config: Config, backends: BackendAddresses, logger: Logger, searchTimeoutMs = config.BACKEND_TIMEOUT_MS) {
   const registry = Registry.load(join(ROOT_DIR, 'schema'), config.URN_NAMESPACE);
-  const graph = new Neo4jStore(
+  const graph = new Neo4jExecutor(
     {
       uri: backends.neo4jUri,
       user: config.NEO4J_USER,
@@ -182,14 +183,13 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const writer = writePipeline(aspectStore, new Publisher({ indexer, coherence: readCoherence }, logger), groupWriterOptions(config), logger);
   const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
-    aspectValidators: { testInfo: testInfoValidator(registry) },
     pendingDeletes,
     completeDefaults: (items): Promise<void> =>
       completeDefaultBrowsePaths(
         items,
         async (urns) => {
-          const latest = await aspectStore.latestMany(urns, ['browsePathsV2']);
-          return new Map(urns.map((u) => [u, (latest.get(u)?.aspects.get('browsePathsV2')?.path as BrowsePathEntry[] | undefined) ?? null]));
+          const latest = await aspectStore.latestMany(urns, [browsePathsV2.name]);
+          return new Map(urns.map((u) => [u, (latest.get(u)?.aspects.get(browsePathsV2.name)?.path as BrowsePathEntry[] | undefined) ?? null]));
         },
         (name, value) => ingestion.projectStored(name, value),
       ),
@@ -227,7 +227,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   } else if (requirement.reason === 'exposed') {
     logger.info({ HOST: config.HOST }, `Listening on ${config.HOST}, not a loopback address: every endpoint but /health, /config and the API documentation needs a token (AUTH_REQUIRED_EVERYWHERE=false opts out)`);
   }
-  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: requirement.requiredEverywhere });
+  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));

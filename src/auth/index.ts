@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../model/errors';
+import { makeUrn } from '../model/urn';
 
 /** What a token may do. Each scope implies the ones before it: admin ⊃ write ⊃ read. */
 export type Scope = 'read' | 'write' | 'admin';
@@ -15,9 +16,17 @@ export interface Principal {
   tokenId?: string;
 }
 
-export const SYSTEM_ACTOR = 'urn:li:corpuser:__datahub_system';
+/** The actor of the service's own writes and of unauthenticated callers, in the service's urn namespace. */
+export function systemActor(urnNamespace: string): string {
+  return makeUrn(urnNamespace, 'corpuser', ['__datahub_system']);
+}
 
-export const ANONYMOUS: Principal = { actor: SYSTEM_ACTOR, scopes: [], authenticated: false };
+export function anonymousPrincipal(urnNamespace: string): Principal {
+  return { actor: systemActor(urnNamespace), scopes: [], authenticated: false };
+}
+
+/** The unauthenticated caller of a service in the default namespace (`li`). */
+export const ANONYMOUS: Principal = anonymousPrincipal('li');
 
 export const MISSING_TOKEN_MESSAGE = "Missing access token: send the header 'Authorization: Bearer <token>'";
 

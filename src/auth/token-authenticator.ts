@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { UnauthorizedError } from '../model/errors';
-import { ANONYMOUS, MISSING_TOKEN_MESSAGE, requireScope, type Authenticator, type AuthorizeOptions, type Principal, type Scope } from './index';
+import { ANONYMOUS, anonymousPrincipal, MISSING_TOKEN_MESSAGE, requireScope, type Authenticator, type AuthorizeOptions, type Principal, type Scope } from './index';
 import type { TokenSigner } from './tokens';
 
 /** Where revocations are kept (Neo4j in the service: src/stores/graph/token-store.ts). */
@@ -11,6 +11,8 @@ export interface RevocationList {
 export interface TokenAuthenticatorOptions {
   /** Endpoints open by default need a token too (AUTH_REQUIRED_EVERYWHERE, or HOST beyond loopback: src/auth/exposure.ts). */
   requiredEverywhere: boolean;
+  /** The urn namespace of the anonymous caller's actor; default `li`. */
+  urnNamespace?: string;
 }
 
 /**
@@ -23,13 +25,17 @@ export class TokenAuthenticator implements Authenticator {
     private readonly signer: TokenSigner,
     private readonly revocations: RevocationList,
     private readonly options: TokenAuthenticatorOptions,
-  ) {}
+  ) {
+    this.anonymous = options.urnNamespace === undefined ? ANONYMOUS : anonymousPrincipal(options.urnNamespace);
+  }
+
+  private readonly anonymous: Principal;
 
   async authorize(ctx: Context, scope: Scope | 'none', options: AuthorizeOptions = {}): Promise<Principal> {
     const open = scope === 'none' || options.openByDefault === true;
     const header = ctx.get('authorization');
     if (header === '') {
-      if (open && !this.options.requiredEverywhere) return ANONYMOUS;
+      if (open && !this.options.requiredEverywhere) return this.anonymous;
       throw new UnauthorizedError(MISSING_TOKEN_MESSAGE);
     }
     const principal = await this.authenticate(header);

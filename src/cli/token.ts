@@ -6,7 +6,7 @@ import { parseTtl, revocationTarget, TokenSigner } from '../auth/tokens';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createLogger } from '../logger';
 import { DomainError } from '../model/errors';
-import { Neo4jStore } from '../stores/graph/neo4j';
+import { Neo4jExecutor } from '../stores/graph/neo4j-executor';
 import { TokenStore } from '../stores/graph/token-store';
 
 /** The project root, from src/cli/ under tsx and from dist/cli/ in the compiled build (`node dist/cli/token.js`). */
@@ -58,7 +58,7 @@ async function revoke(config: Config, args: string[]): Promise<void> {
   const { positionals } = parseArgs({ args, allowPositionals: true });
   if (positionals.length !== 1) throw new UsageError('revoke takes one argument: the token or its jti');
   const target = revocationTarget(positionals[0]);
-  const graph = new Neo4jStore(
+  const graph = new Neo4jExecutor(
     {
       uri: await neo4jUri(config),
       user: config.NEO4J_USER,

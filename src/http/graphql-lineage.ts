@@ -1,4 +1,4 @@
-import { tryParseUrn } from '../model/urn';
+import { platformName, platformUrn, tryParseUrn } from '../model/urn';
 import { graphqlEntityType, modelEntityType, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
 import { decodeScrollId, encodeScrollId } from './routes/lineage';
 
@@ -239,14 +239,14 @@ function part(urn: string, i: number): string | null {
   return tryParseUrn(urn)?.parts[i] ?? null;
 }
 
-function platformOf(urn: string): { urn: string; name: string } | null {
+function platformOf(urn: string, namespace: string): { urn: string; name: string } | null {
   const parsed = tryParseUrn(urn);
   if (!parsed) return null;
   // dataset: (platform, name, env); dataJob: (dataFlow urn, id) with the flow's orchestrator; chart/dashboard/dataFlow: (tool, id…).
-  let p = parsed.entityType === 'dataJob' ? (tryParseUrn(parsed.parts[0])?.parts[0] ?? null) : (parsed.parts[0] ?? null);
+  const p = parsed.entityType === 'dataJob' ? (tryParseUrn(parsed.parts[0])?.parts[0] ?? null) : (parsed.parts[0] ?? null);
   if (!p) return null;
-  if (!p.startsWith('urn:')) p = `urn:li:dataPlatform:${p}`;
-  return { urn: p, name: p.replace(/^urn:li:dataPlatform:/, '') };
+  const platform = platformUrn(namespace, p);
+  return { urn: platform, name: platformName(namespace, platform) };
 }
 
 function props(e: EntityRef, aspect: string, title = 'name') {
@@ -310,7 +310,7 @@ export function lineageResolvers(lineage: LineageService) {
       ...entityFields,
       type: () => 'DATASET',
       name: (e: EntityRef) => part(e.urn, 1),
-      platform: (e: EntityRef) => platformOf(e.urn),
+      platform: (e: EntityRef) => platformOf(e.urn, lineage.urnNamespace),
       properties: (e: EntityRef) => props(e, 'datasetProperties'),
     },
     DataJob: {
@@ -318,7 +318,7 @@ export function lineageResolvers(lineage: LineageService) {
       jobId: (e: EntityRef) => part(e.urn, 1),
       dataPlatformInstance: (e: EntityRef) => {
         const stored = e.aspects?.get('dataPlatformInstance')?.platform;
-        const platform = typeof stored === 'string' ? { urn: stored, name: stored.replace(/^urn:li:dataPlatform:/, '') } : platformOf(e.urn);
+        const platform = typeof stored === 'string' ? { urn: stored, name: platformName(lineage.urnNamespace, stored) } : platformOf(e.urn, lineage.urnNamespace);
         return platform ? { platform } : null;
       },
       properties: (e: EntityRef) => props(e, 'dataJobInfo'),

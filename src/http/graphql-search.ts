@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
 import { InvalidInputError } from '../model/errors';
 import type { EntityTypeNames } from '../model/entity-type-names';
-import { tryParseUrn } from '../model/urn';
+import { platformUrn, tryParseUrn } from '../model/urn';
 import type { EntityReads } from '../services/entity-reads';
 import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
 import { parseFilter, type Filter } from '../services/search/query-builder';
@@ -541,10 +541,10 @@ function customProperties(value: unknown, urn: string) {
 }
 
 /** A urn-derived platform: dataset (platform, …), chart/dashboard/dataFlow (tool, …), ML (platform, …). */
-function platformFromUrn(e: EntityRef): string | null {
+function platformFromUrn(e: EntityRef, namespace: string): string | null {
   const first = part(e, 0);
   if (!first) return null;
-  return first.startsWith('urn:') ? first : `urn:li:dataPlatform:${first}`;
+  return platformUrn(namespace, first);
 }
 
 interface FlagsInput {
@@ -643,7 +643,7 @@ export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
   const type = (e: EntityRef) => names.graphql(modelOf(e));
   const platform = async (e: EntityRef, _: unknown, ctx: object) => {
     const stored = str((await aspect(e, 'dataPlatformInstance', ctx))?.platform);
-    const urn = stored ?? platformFromUrn(e);
+    const urn = stored ?? platformFromUrn(e, search.urnNamespace);
     return urn ? ref(urn) : null;
   };
   const shared = {

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ASPECT_BEHAVIOURS, type AspectBehaviour } from './aspects';
 import { InvalidInputError, ValidationError } from './errors';
 import { withSafeIntegers } from './safe-integers';
 import { makeUrn, parseUrn, tryParseUrn, type Urn } from './urn';
@@ -66,6 +67,8 @@ export interface AspectSpec {
   relationships: RelationshipField[];
   searchable: SearchableField[];
   urnFields: UrnField[];
+  /** What the aspect does beyond its schema (src/model/aspects/); absent for most aspects. */
+  behaviour?: AspectBehaviour;
 }
 
 export interface EntitySpec {
@@ -167,6 +170,7 @@ export class Registry {
         relationships: [],
         searchable: [],
         urnFields: [],
+        behaviour: ASPECT_BEHAVIOURS.get(meta.name),
       };
       walk(schema, [], (node, path) => {
         const rel = node['x-relationship'];

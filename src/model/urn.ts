@@ -74,3 +74,14 @@ export function makeUrn(namespace: string, entityType: string, parts: readonly s
   const id = parts.length === 1 ? parts[0] : `(${parts.join(',')})`;
   return `urn:${namespace}:${entityType}:${id}`;
 }
+
+/** A platform urn of the namespace for a platform's name (`hive` → `urn:<ns>:dataPlatform:hive`); a urn as it is. */
+export function platformUrn(namespace: string, nameOrUrn: string): string {
+  return nameOrUrn.startsWith('urn:') ? nameOrUrn : makeUrn(namespace, 'dataPlatform', [nameOrUrn]);
+}
+
+/** The platform's name in a platform urn of the namespace (`urn:<ns>:dataPlatform:hive` → `hive`); anything else as it is. */
+export function platformName(namespace: string, urn: string): string {
+  const prefix = `urn:${namespace}:dataPlatform:`;
+  return urn.startsWith(prefix) ? urn.slice(prefix.length) : urn;
+}

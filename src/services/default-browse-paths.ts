@@ -1,4 +1,5 @@
-import { defaultBrowsePathsV2, type BrowsePathContext, type BrowsePathEntry } from '../model/browse-paths';
+import { ASPECT_BEHAVIOURS, browsePathsV2 } from '../model/aspects';
+import type { BrowsePathContext, BrowsePathEntry } from '../model/browse-paths';
 import { tryParseUrn } from '../model/urn';
 import type { Projected, WriteItem } from './write-path/plan';
 
@@ -7,10 +8,12 @@ type UpsertItem = Extract<WriteItem, { kind: 'upsert' }>;
 /** Reads the stored `browsePathsV2` paths of containers (null for one that has none). */
 export type ContainerPaths = (containerUrns: string[]) => Promise<Map<string, BrowsePathEntry[] | null>>;
 
-/** The value the request's last write of an aspect carries (null for none, or a patch computed later). */
-function written(own: UpsertItem[], name: string): Record<string, unknown> | null {
-  const last = own.filter((i) => i.name === name).pop();
-  return last?.projected?.parsed ?? null;
+/** What the request's writes of an entity tell its default browse paths (the last write of each aspect wins). */
+function browseContextOf(own: UpsertItem[]): BrowsePathContext {
+  const context: BrowsePathContext = {};
+  const last = new Map(own.map((i) => [i.name, i.projected?.parsed ?? null]));
+  for (const [name, value] of last) if (value) ASPECT_BEHAVIOURS.get(name)?.browseContext?.(value, context);
+  return context;
 }
 
 /**
@@ -32,15 +35,9 @@ export async function completeDefaultBrowsePaths(
   const parents = new Set<string>();
   for (const [urn, own] of byUrn) {
     const names = new Set(own.map((i) => i.name));
-    if (names.has('browsePathsV2') || !own.some((i) => i.defaults.some((d) => d.name === 'browsePathsV2'))) continue;
-    const context: BrowsePathContext = {};
-    const parent = written(own, 'container')?.container;
-    if (typeof parent === 'string') {
-      context.container = { urn: parent, path: null };
-      parents.add(parent);
-    }
-    const instance = written(own, 'dataPlatformInstance')?.instance;
-    if (typeof instance === 'string') context.platformInstance = instance;
+    if (names.has(browsePathsV2.name) || !own.some((i) => i.defaults.some((d) => d.name === browsePathsV2.name))) continue;
+    const context = browseContextOf(own);
+    if (context.container) parents.add(context.container.urn);
     if (context.container || context.platformInstance) contexts.set(urn, context);
   }
   const paths = parents.size > 0 ? await containerPaths([...parents]) : new Map<string, BrowsePathEntry[] | null>();
@@ -54,8 +51,9 @@ export async function completeDefaultBrowsePaths(
       item.defaults = item.defaults
         .filter((d) => !names.has(d.name))
         .map((d) => {
-          if (d.name !== 'browsePathsV2' || !context || !parsed) return d;
-          const value = defaultBrowsePathsV2(parsed, context) as unknown as Record<string, unknown>;
+          const defaultValue = ASPECT_BEHAVIOURS.get(d.name)?.defaultValue;
+          if (d.name !== browsePathsV2.name || !defaultValue || !context || !parsed) return d;
+          const value = defaultValue(parsed, context);
           return { name: d.name, value: () => project(d.name, value) };
         });
     }

@@ -1,11 +1,12 @@
 import type { Principal } from '../auth';
+import { deprecation, schemaMetadata } from '../model/aspects';
 import { InvalidInputError } from '../model/errors';
 import type { EntitySpec, Registry } from '../model/registry';
 import type { Urn } from '../model/urn';
 import type { AspectStore } from '../stores/graph/aspect-store';
 import type { IngestionService } from './ingestion';
 
-const ASPECT = 'deprecation';
+const ASPECT = deprecation.name;
 
 /** The deprecation aspect as read back. */
 export interface Deprecation {
@@ -85,7 +86,7 @@ export class DeprecationService {
     const urns = [...new Set(targets.map((t) => t.urn.raw))];
     const existing = await this.store.existing(urns);
     const withFields = [...new Set(targets.filter((_, i) => input.resources[i].subResource || input.resources[i].subResourceType).map((t) => t.urn.raw))];
-    const schemas = withFields.length > 0 ? await this.store.latestMany(withFields, ['schemaMetadata']) : new Map();
+    const schemas = withFields.length > 0 ? await this.store.latestMany(withFields, [schemaMetadata.name]) : new Map();
     input.resources.forEach((resource, i) => {
       const urn = targets[i].urn.raw;
       if (!existing.has(urn)) throw new InvalidInputError(`Failed to update resource with urn ${urn}. Entity does not exist.`);
@@ -97,9 +98,9 @@ export class DeprecationService {
       if (!subResourceType) {
         throw new InvalidInputError(`Failed to update resource with urn ${urn}. SubResource (${subResource}) provided without a subResourceType.`);
       }
-      const schema = schemas.get(urn)?.aspects.get('schemaMetadata') as { fields?: { fieldPath?: string }[] } | undefined;
+      const schema = schemas.get(urn)?.aspects.get(schemaMetadata.name);
       if (!schema) throw new InvalidInputError(`Failed to update ${urn} & field ${subResource}. ${urn} has no schema.`);
-      if (!(schema.fields ?? []).some((f) => f.fieldPath === subResource)) {
+      if (!schemaMetadata.fieldPaths(schema).includes(subResource)) {
         throw new InvalidInputError(`Failed to update ${urn} & field ${subResource}. Field ${subResource} does not exist in the datasets schema.`);
       }
     });

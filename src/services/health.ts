@@ -1,4 +1,4 @@
-import type { Neo4jStore } from '../stores/graph/neo4j';
+import type { Neo4jExecutor } from '../stores/graph/neo4j-executor';
 import type { SearchEngine } from '../stores/search/engine';
 
 export interface BackendHealth {
@@ -27,7 +27,7 @@ async function probe(check: () => Promise<void>): Promise<BackendHealth> {
 /** Live checks of each backend, bounded by a timeout so /health itself never hangs. */
 export class HealthService {
   constructor(
-    private readonly graph: Neo4jStore,
+    private readonly graph: Neo4jExecutor,
     private readonly search: SearchEngine,
     private readonly version: string,
     private readonly timeoutMs: number,

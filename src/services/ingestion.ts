@@ -1,5 +1,5 @@
-import type { Principal } from '../auth';
-import { defaultBrowsePaths, defaultBrowsePathsV2 } from '../model/browse-paths';
+import { systemActor, type Principal } from '../auth';
+import { ASPECT_BEHAVIOURS } from '../model/aspects';
 import { canonicalJson, contentHash } from '../model/canonical';
 import { InvalidInputError, ValidationError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
@@ -7,7 +7,6 @@ import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
 import type { GroupWriter } from './write-path/group-writer';
 import type { ItemOutcome, Projected, WriteItem } from './write-path/plan';
-import { columnEdgesOf } from './lineage/column-edges';
 import { applyPatch, parsePatch } from './patch/json-patch';
 
 export interface TimeseriesEvent {
@@ -43,8 +42,6 @@ export interface DeleteRequest {
 export interface IngestionOptions {
   retention: number;
   now?: () => number;
-  /** Semantic checks per aspect name, run after schema validation; they throw (e.g. ValidationError) to reject. */
-  aspectValidators?: Record<string, (value: Record<string, unknown>) => void>;
   /**
    * Marks entities in the search engine before a delete commits (PendingDeleteMarkers), so searches can drop their
    * documents until the index catches up; refuses (UnavailableError) when the engine cannot take the marks.
@@ -270,7 +267,7 @@ export class IngestionService {
     if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
     assertNesting(rawPatch, `Patch of '${aspect.name}'`);
     const patch = parsePatch(rawPatch);
-    return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, (current) => applyPatch(aspect.name, current, patch), principal, now, systemMetadata) };
+    return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, (current) => applyPatch(aspect.behaviour?.patch, current, patch, this.registry.urnNamespace), principal, now, systemMetadata) };
   }
 
   /** An upsert whose value is computed from the stored one inside the write's transaction, then validated. */
@@ -309,7 +306,7 @@ export class IngestionService {
   private validated(urn: Urn, entity: EntitySpec, aspect: AspectSpec, rawValue: unknown): Record<string, unknown> {
     assertNesting(rawValue, `Aspect '${aspect.name}'`);
     const value = this.registry.validate(aspect, rawValue);
-    this.options.aspectValidators?.[aspect.name]?.(value);
+    aspect.behaviour?.validate?.(value, this.registry);
     if (aspect.name === entity.keyAspect) {
       const key = this.registry.keyAspectFor(urn, entity);
       if (canonicalJson(value) !== canonicalJson(key.value)) throw new ValidationError(`Key aspect '${aspect.name}' does not match the urn '${urn.raw}'`);
@@ -337,14 +334,16 @@ export class IngestionService {
     };
   }
 
-  /** Aspects every entity gets when it lacks them: its key aspect and, where the type has them, default browse paths. */
+  /** Aspects every entity gets when it lacks them: its key aspect and those of its aspects that have a default value. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
     // Projected like any written value: a key aspect's relationships (a data job's flow) exist from the first write.
     const projectedDefault = (name: string, value: () => Record<string, unknown>) => ({ name, value: () => this.project(this.registry.aspects.get(name)!, value()) });
     const defaults: UpsertItem['defaults'] = [projectedDefault(entity.keyAspect, () => this.registry.keyAspectFor(urn, entity).value)];
     if (aspect.name !== entity.keyAspect) {
-      if (entity.aspects.has('browsePaths')) defaults.push(projectedDefault('browsePaths', () => ({ paths: defaultBrowsePaths(urn) })));
-      if (entity.aspects.has('browsePathsV2')) defaults.push(projectedDefault('browsePathsV2', () => ({ ...defaultBrowsePathsV2(urn) })));
+      for (const behaviour of ASPECT_BEHAVIOURS.values()) {
+        const value = behaviour.defaultValue;
+        if (value && entity.aspects.has(behaviour.name)) defaults.push(projectedDefault(behaviour.name, () => value(urn)));
+      }
     }
     return defaults.filter((d) => d.name !== aspect.name);
   }
@@ -356,7 +355,7 @@ export class IngestionService {
       hash: contentHash(value),
       parsed: value,
       edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
-      columnEdges: columnEdgesOf(aspect.name, value),
+      columnEdges: aspect.behaviour?.columnEdges?.(value, this.registry.urnNamespace) ?? [],
     };
   }
 
@@ -429,7 +428,7 @@ export class IngestionService {
         urn: e.urn.raw,
         entityType: e.entity.name,
         name: key.aspect.name,
-        actor: SYSTEM_KEY_ACTOR,
+        actor: systemActor(this.registry.urnNamespace),
         now: this.now(),
         systemMetadata: JSON.stringify(e.systemMetadata),
         retention: this.options.retention,
@@ -445,8 +444,6 @@ export class IngestionService {
     if (events.length > 0) await this.timeseries!.write(events);
   }
 }
-
-const SYSTEM_KEY_ACTOR = 'urn:li:corpuser:__datahub_system';
 
 /** The run id of proposals sent without one: no run, it cannot be rolled back. */
 export const DEFAULT_RUN_ID = 'no-run-id-provided';

@@ -6,7 +6,6 @@ import type { BulkOperation, SearchEngine } from '../stores/search/engine';
 import type { IndexNames } from '../stores/search/mappings';
 import { buildDocument } from './indexing/document';
 import type { IngestionService } from './ingestion';
-import { COLUMN_LINEAGE_ASPECTS } from './lineage/column-edges';
 import type { WriteItem } from './write-path/plan';
 
 export interface RestoreRequest {
@@ -162,7 +161,7 @@ export class RestoreService {
           continue;
         }
         values.set(row.name, value);
-        if (selected(row.name) && (aspect.relationships.length > 0 || COLUMN_LINEAGE_ASPECTS.has(row.name))) {
+        if (selected(row.name) && (aspect.relationships.length > 0 || aspect.behaviour?.columnEdges)) {
           const projected = this.writes.projectStored(row.name, value);
           reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
         }

@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR } from '../auth';
+import { systemActor } from '../auth';
 import { InvalidInputError, NotFoundError, ValidationError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { AspectStore, Relationship, StoredAspect } from '../stores/graph/aspect-store';
@@ -36,7 +36,7 @@ export class RetrievalService {
     const stored = await this.store.latest(urn.raw, names ? [...new Set([...names, entity.keyAspect])] : null);
     if (!stored.some((a) => a.name === entity.keyAspect)) {
       const key = this.registry.keyAspectFor(urn, entity);
-      stored.push({ name: key.aspect.name, version: 0, value: key.value, created: { time: 0, actor: SYSTEM_ACTOR }, systemMetadata: null });
+      stored.push({ name: key.aspect.name, version: 0, value: key.value, created: { time: 0, actor: systemActor(this.registry.urnNamespace) }, systemMetadata: null });
     }
     const wanted = names ? stored.filter((a) => names.includes(a.name) || a.name === entity.keyAspect) : stored;
     return { urn, entity, aspects: wanted.sort((a, b) => a.name.localeCompare(b.name)) };
@@ -57,10 +57,9 @@ export class RetrievalService {
       urn: urn.raw,
       aspects: aspects.map((a) => ({ [this.registry.aspects.get(a.name)!.recordName]: a.value })),
     };
-    // Glossary term snapshots also carry their ownership and glossaryTermInfo as direct members.
-    if (entity.name === 'glossaryTerm') {
-      for (const a of aspects) if (a.name === 'ownership' || a.name === 'glossaryTermInfo') snapshot[a.name] = a.value;
-    }
+    // Some entity types' snapshots also carry aspects as direct members (glossary terms: see glossaryTermInfo).
+    const members = new Set([...entity.aspects].flatMap((name) => this.registry.aspects.get(name)?.behaviour?.snapshotMembers ?? []));
+    for (const a of aspects) if (members.has(a.name)) snapshot[a.name] = a.value;
     return { value: { [entity.snapshot]: snapshot } };
   }
 

@@ -1,3 +1,4 @@
+import { status } from '../model/aspects';
 import type { Logger } from 'pino';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
@@ -45,8 +46,6 @@ export interface RollbackRequest {
   safe: boolean;
 }
 
-/** Aspects another run's write to an entity does not make unsafe to delete with it (as in DataHub). */
-const STATUS_ASPECT = 'status';
 /** Entities per page of a rollback: each page is read, planned and committed on its own, so a rollback can resume. */
 const ENTITIES_PER_PAGE = 500;
 /** Write items per transaction. */
@@ -155,7 +154,8 @@ export class RunService {
         if (response.aspectRowSummaries.length < SUMMARY_ROWS) response.aspectRowSummaries.push(this.summary(runId, entity.urn, a.name, a.lastObserved ?? 0));
       }
       const created = ofRun.some((a) => a.name === keyAspect);
-      const othersWrote = entity.aspects.filter((a) => a.runId !== runId && a.name !== keyAspect && a.name !== STATUS_ASPECT);
+      // Another run's write of the key or status aspect does not make an entity unsafe to delete with this run (as in DataHub).
+      const othersWrote = entity.aspects.filter((a) => a.runId !== runId && a.name !== keyAspect && a.name !== status.name);
       const unsafe = created && othersWrote.length > 0;
       if (unsafe) {
         response.unsafeEntitiesCount++;

@@ -1,3 +1,4 @@
+import { datasetUsageStatistics } from '../model/aspects';
 import type { Principal } from '../auth';
 import { InvalidInputError, ValidationError } from '../model/errors';
 import type { Registry } from '../model/registry';
@@ -53,7 +54,7 @@ interface UsageRow {
   fieldCounts?: { fieldPath: string; count: number }[];
 }
 
-const ASPECT = 'datasetUsageStatistics';
+const ASPECT = datasetUsageStatistics.name;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Most usage rows one query aggregates (the newest first); more is refused rather than answered from part of them. */

@@ -1,12 +1,16 @@
 import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
-/** Multi-hop lineage and DataHub PATCH against real Neo4j, through the HTTP API. */
-describe('lineage', () => {
+/**
+ * Multi-hop lineage, column lineage and DataHub PATCH against real Neo4j, through the HTTP API; once in the default urn
+ * namespace and once in another (URN_NAMESPACE), so nothing assumes `urn:li:`.
+ */
+describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
   let svc: TestService;
   let token: string;
   const id = uniqueId('lin');
-  const ds = (name: string, platform = 'hive') => `urn:li:dataset:(urn:li:dataPlatform:${platform},${id}.${name},PROD)`;
-  const field = (dataset: string, f: string) => `urn:li:schemaField:(${dataset},${f})`;
+  const env: Record<string, string> = ns === 'li' ? {} : { URN_NAMESPACE: ns };
+  const ds = (name: string, platform = 'hive') => `urn:${ns}:dataset:(urn:${ns}:dataPlatform:${platform},${id}.${name},PROD)`;
+  const field = (dataset: string, f: string) => `urn:${ns}:schemaField:(${dataset},${f})`;
   const created = new Set<string>();
 
   async function propose(urn: string, aspectName: string, value: unknown, changeType = 'UPSERT') {
@@ -17,12 +21,12 @@ describe('lineage', () => {
     return res;
   }
   const upstreams = (urn: string, ups: string[], fine: unknown[] = []) =>
-    propose(urn, 'upstreamLineage', { upstreams: ups.map((u) => ({ dataset: u, type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } })), ...(fine.length ? { fineGrainedLineages: fine } : {}) });
+    propose(urn, 'upstreamLineage', { upstreams: ups.map((u) => ({ dataset: u, type: 'TRANSFORMED', auditStamp: { time: 0, actor: `urn:${ns}:corpuser:x` } })), ...(fine.length ? { fineGrainedLineages: fine } : {}) });
   const lineage = (body: Record<string, unknown>) => svc.call('POST', '/entities?action=searchAcrossLineage', { count: 100, ...body });
-  const found = (res: { body: any }) => (res.body.value.entities as { entity: string; degree: number }[]).map((e) => `${e.degree}:${e.entity.replace(`${id}.`, '').replace(/urn:li:dataset:\(urn:li:dataPlatform:/, '')}`);
+  const found = (res: { body: any }) => (res.body.value.entities as { entity: string; degree: number }[]).map((e) => `${e.degree}:${e.entity.replace(`${id}.`, '').replace(`urn:${ns}:dataset:(urn:${ns}:dataPlatform:`, '')}`);
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startTestService(env);
     token = (await mintToken()).token;
     // a ← b ← c ← d (hive, hive, snowflake, snowflake); d ← e; x ⇄ y (cycle); hub h with 5 downstreams, fed by a.
     await upstreams(ds('b'), [ds('a')]);
@@ -50,7 +54,7 @@ describe('lineage', () => {
     expect(d.paths[0].path).toEqual([ds('a'), ds('b'), ds('c', 'snowflake'), ds('d', 'snowflake')]);
     expect(all.body.value.truncated).toBe(false);
 
-    const snow = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', filter: { or: [{ and: [{ field: 'degree', values: ['1', '2'] }, { field: 'platform.keyword', values: ['urn:li:dataPlatform:snowflake'] }] }] } });
+    const snow = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', filter: { or: [{ and: [{ field: 'degree', values: ['1', '2'] }, { field: 'platform.keyword', values: [`urn:${ns}:dataPlatform:snowflake`] }] }] } });
     expect(found(snow)).toEqual(['2:snowflake,c,PROD)']);
 
     const up = await lineage({ urn: ds('e'), direction: 'UPSTREAM', maxHops: 10 });
@@ -86,7 +90,7 @@ describe('lineage', () => {
   });
 
   test('a result cap says truncated: results; a deadline is a 504, not a partial answer; bad bounds are 400', async () => {
-    const capped = await startTestService({ LINEAGE_RESULT_CAP: '3' });
+    const capped = await startTestService({ ...env, LINEAGE_RESULT_CAP: '3' });
     try {
       const res = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 5, count: 3 });
       expect(res.body.value.truncatedBy).toContain('results');
@@ -168,15 +172,15 @@ describe('lineage', () => {
     });
 
     test('globalTags: add/remove by tag (both DataHub forms)', async () => {
-      await propose(target, 'globalTags', { arrayPrimaryKeys: { tags: ['attribution\u241fsource', 'tag'] }, patch: [{ op: 'add', path: `/tags//urn:li:tag:${id}t1`, value: { tag: `urn:li:tag:${id}t1` } }] }, 'PATCH');
-      await propose(target, 'globalTags', [{ op: 'add', path: `/tags/urn:li:tag:${id}t2`, value: { tag: `urn:li:tag:${id}t2` } }], 'PATCH');
-      expect((await rel('TaggedWith')).sort()).toEqual([`urn:li:tag:${id}t1`, `urn:li:tag:${id}t2`]);
-      await propose(target, 'globalTags', [{ op: 'remove', path: `/tags/urn:li:tag:${id}t1` }], 'PATCH');
-      expect(await rel('TaggedWith')).toEqual([`urn:li:tag:${id}t2`]);
+      await propose(target, 'globalTags', { arrayPrimaryKeys: { tags: ['attribution\u241fsource', 'tag'] }, patch: [{ op: 'add', path: `/tags//urn:${ns}:tag:${id}t1`, value: { tag: `urn:${ns}:tag:${id}t1` } }] }, 'PATCH');
+      await propose(target, 'globalTags', [{ op: 'add', path: `/tags/urn:${ns}:tag:${id}t2`, value: { tag: `urn:${ns}:tag:${id}t2` } }], 'PATCH');
+      expect((await rel('TaggedWith')).sort()).toEqual([`urn:${ns}:tag:${id}t1`, `urn:${ns}:tag:${id}t2`]);
+      await propose(target, 'globalTags', [{ op: 'remove', path: `/tags/urn:${ns}:tag:${id}t1` }], 'PATCH');
+      expect(await rel('TaggedWith')).toEqual([`urn:${ns}:tag:${id}t2`]);
     });
 
     test('ownership: add by owner + type, remove by owner', async () => {
-      const u = (n: string) => `urn:li:corpuser:${id}${n}`;
+      const u = (n: string) => `urn:${ns}:corpuser:${id}${n}`;
       await propose(target, 'ownership', [{ op: 'add', path: `/owners/${u('1')}/DATAOWNER`, value: { owner: u('1'), type: 'DATAOWNER' } }], 'PATCH');
       await propose(target, 'ownership', [{ op: 'add', path: `/owners/${u('1')}/TECHNICAL_OWNER`, value: { owner: u('1'), type: 'TECHNICAL_OWNER' } }], 'PATCH');
       await propose(target, 'ownership', [{ op: 'add', path: `/owners/${u('2')}/DATAOWNER`, value: { owner: u('2'), type: 'DATAOWNER' } }], 'PATCH');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createLogger } from '../../src/logger';
 import { AspectStore } from '../../src/stores/graph/aspect-store';
-import { Neo4jStore } from '../../src/stores/graph/neo4j';
+import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 import { MARGIN_MS, ProcessLease, type ProcessLeaseOptions } from '../../src/stores/graph/process-lease';
 import { PeerInvalidation } from '../../src/stores/peers/peer-invalidation';
 import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
@@ -34,14 +34,14 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
 
 describe('process lease', () => {
   const logger = createLogger('silent');
-  let graph: Neo4jStore;
+  let graph: Neo4jExecutor;
   const quick: ProcessLeaseOptions = { renewMs: 100, leaseMs: 600, maxWriteMs: 1000, revokedBackoffMs: 2000 };
   const endpoint = { url: 'http://127.0.0.1:9', token: 'unused' };
   const registration = async (id: string) =>
     (await graph.driver.executeQuery('MATCH (p:ServiceProcess {id: $id}) RETURN p.peerUrl AS url, p.revokedAt AS revokedAt', { id }, { database: 'neo4j' })).records[0];
 
   beforeAll(async () => {
-    graph = new Neo4jStore({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') }, logger);
+    graph = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') }, logger);
     await graph.ensureSchema();
   });
   afterAll(() => graph.close());

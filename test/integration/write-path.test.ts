@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createLogger } from '../../src/logger';
 import { AspectStore } from '../../src/stores/graph/aspect-store';
-import { Neo4jStore } from '../../src/stores/graph/neo4j';
+import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 import { writePipeline } from '../../src/services/write-path/pipeline';
 import { Publisher } from '../../src/services/write-path/publish';
 import type { WriteItem } from '../../src/services/write-path/plan';
@@ -143,7 +143,7 @@ describe('write path', () => {
 
   it('a write that fails in Neo4j fails alone; the rest of its group commits', async () => {
     const logger = createLogger('silent');
-    const graph = new Neo4jStore(
+    const graph = new Neo4jExecutor(
       { uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') },
       logger,
     );
@@ -183,7 +183,7 @@ describe('write path', () => {
 
   it('while a group runs, waiting writes start the next only when enough wait or the oldest waited the overlap window', async () => {
     const logger = createLogger('silent');
-    const graph = new Neo4jStore(
+    const graph = new Neo4jExecutor(
       { uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') },
       logger,
     );

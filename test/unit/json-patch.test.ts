@@ -1,10 +1,11 @@
 import { applyPatch, parsePatch } from '../../src/services/patch/json-patch';
-import { columnEdgesOf } from '../../src/services/lineage/column-edges';
+import { ASPECT_BEHAVIOURS } from '../../src/model/aspects';
 import { InvalidInputError } from '../../src/model/errors';
 
 const up = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 const field = (ds: string, f: string) => `urn:li:schemaField:(${up(ds)},${f})`;
-const patch = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(aspect, current, parsePatch(body));
+const patch = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(ASPECT_BEHAVIOURS.get(aspect)?.patch, current, parsePatch(body), 'li');
+const columnEdgesOf = (aspect: string, value: Record<string, unknown>) => ASPECT_BEHAVIOURS.get(aspect)?.columnEdges?.(value, 'li') ?? [];
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 describe('DataHub PATCH semantics', () => {
@@ -102,5 +103,17 @@ describe('DataHub PATCH semantics', () => {
     expect(() => parsePatch([{ op: 'add', path: 'a', value: 1 }])).toThrow(InvalidInputError);
     expect(() => parsePatch([{ op: 'add', path: '/a' }])).toThrow(InvalidInputError);
     expect(() => patch('subTypes', { typeNames: ['a'] }, [{ op: 'add', path: '/typeNames/9', value: 'b' }])).toThrow(InvalidInputError);
+  });
+
+  test('in another urn namespace: templates stamp its actor, dataset upstreams and column edges use its urns', () => {
+    const acme = (urn: string) => urn.replace(/urn:li:/g, 'urn:acme:');
+    const inAcme = (aspect: string, current: Record<string, unknown> | null, body: unknown) => applyPatch(ASPECT_BEHAVIOURS.get(aspect)?.patch, current, parsePatch(body), 'acme');
+    expect(inAcme('ownership', null, []).lastModified).toEqual({ time: 0, actor: 'urn:acme:corpuser:unknown' });
+    const d = acme(field('d', 'c1'));
+    const v = inAcme('upstreamLineage', null, [{ op: 'add', path: `/fineGrainedLineages/NONE/${d}/NONE/${acme(up('u'))}`, value: { confidenceScore: 1 } }]);
+    expect(v.fineGrainedLineages).toEqual([{ upstreamType: 'DATASET', upstreams: [acme(up('u'))], downstreamType: 'FIELD', downstreams: [d], confidenceScore: 1 }]);
+    const fine = { fineGrainedLineages: [{ upstreams: [acme(field('u', 'c1'))], downstreams: [d] }] };
+    expect(ASPECT_BEHAVIOURS.get('dataJobInputOutput')?.columnEdges?.(fine, 'acme')).toEqual([{ source: d, target: acme(field('u', 'c1')) }]);
+    expect(ASPECT_BEHAVIOURS.get('dataJobInputOutput')?.columnEdges?.(fine, 'li')).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { ValidationError } from '../../src/model/errors';
 import { Registry } from '../../src/model/registry';
 import { catalogOf, parseTestDefinition, TestDefinitionError, type LeafRule, type Rule } from '../../src/services/metadata-tests/definition';
 import { evaluateRule, evaluateTest, isEligible, resolveProperty, type EntityView } from '../../src/services/metadata-tests/evaluate';
-import { registryCatalog, testInfoValidator } from '../../src/services/metadata-tests/test-service';
+import { registryCatalog } from '../../src/services/metadata-tests/test-service';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)';
 
@@ -279,7 +279,7 @@ describe('invalid definitions', () => {
 
 describe('testInfo ingest validator', () => {
   const registry = Registry.load(join(__dirname, '../../schema'));
-  const validate = testInfoValidator(registry);
+  const validate = (value: Record<string, unknown>) => registry.aspects.get('testInfo')!.behaviour!.validate!(value, registry);
   const info = (json: string) => ({ name: 'n', category: 'c', definition: { type: 'JSON', json } });
 
   it('accepts a valid definition against the registry', () => {

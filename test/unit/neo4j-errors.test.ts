@@ -1,4 +1,4 @@
-import { translateNeo4jError } from '../../src/stores/graph/neo4j';
+import { translateNeo4jError } from '../../src/stores/graph/neo4j-executor';
 import { UnavailableError } from '../../src/model/errors';
 
 describe('Neo4j error translation', () => {

@@ -77,7 +77,8 @@ function slotsOf(registry: Registry, entity: EntitySpec): Slots {
 export function aspectFragment(registry: Registry, entity: EntitySpec, aspectName: string, value: Record<string, unknown>): AspectFragment {
   const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => valuesAt(value, path).flatMap(flatten));
   const fragment: AspectFragment = { values };
-  if (aspectName === 'browsePaths') fragment.paths = (value.paths as string[] | undefined) ?? [];
+  const paths = registry.aspects.get(aspectName)?.behaviour?.browsePaths?.(value);
+  if (paths) fragment.paths = paths;
   return fragment;
 }
 
@@ -130,7 +131,8 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   // An entity is listed in the folder each browse path names (browseListing), and counted in the group of every
   // ancestor of it.
   const parsedUrn = tryParseUrn(urn);
-  const listings = (fragments.get('browsePaths')?.paths ?? [])
+  const listings = [...fragments.values()]
+    .flatMap((f) => f.paths ?? [])
     .filter((p): p is string => typeof p === 'string')
     .map((p) => (parsedUrn ? browseListing(parsedUrn, p) : { folder: normalizeBrowsePath(p), name: null }));
   const paths = [...new Set(listings.map((l) => l.folder))];

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
-import { tryParseUrn } from '../../model/urn';
+import { platformName, tryParseUrn } from '../../model/urn';
 import type { LineageDirection, LineageFilterGroup, LineagePage, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
 
 export interface LineageLimits {
@@ -64,6 +64,11 @@ export class LineageService {
     readonly limits: LineageLimits,
   ) {}
 
+  /** The namespace of this service's urns (platform urns in filters and answers). */
+  get urnNamespace(): string {
+    return this.registry.urnNamespace;
+  }
+
   async lineage(request: LineageRequest): Promise<LineageResult> {
     const plan = this.resolve(request);
     const directions: LineageDirection[] = request.direction === 'BOTH' ? ['UPSTREAM', 'DOWNSTREAM'] : [request.direction];
@@ -89,7 +94,7 @@ export class LineageService {
       throw new InvalidInputError(`maxHops must be an integer in 1..${limits.maxHops}`);
     }
     for (const t of request.types ?? []) this.registry.entity(t);
-    const parsed = parseOrFilters(request.orFilters ?? [], request.types ?? [], request.includeRemoved ?? false);
+    const parsed = parseOrFilters(request.orFilters ?? [], request.types ?? [], request.includeRemoved ?? false, this.registry.urnNamespace);
     // Hops to walk: the request's, else the deepest degree any filter branch asks for ("3+" or none = the cap).
     const open = (g: ParsedGroup) => g.degrees === 'open';
     const deepest = Math.max(1, ...parsed.map((g) => (open(g) ? limits.maxHops : Math.max(0, ...g.explicit))));
@@ -186,7 +191,7 @@ export function graphqlEntityType(name: string): string {
 const FIELDS = new Set(['degree', 'platform', 'platform.keyword', '_entityType', 'entityType', 'removed']);
 
 /** DataHub's `orFilters` → filter groups; fields this service cannot apply are refused rather than ignored. */
-export function parseOrFilters(orFilters: { and?: FacetFilter[] | null }[], types: string[], includeRemoved: boolean): ParsedGroup[] {
+export function parseOrFilters(orFilters: { and?: FacetFilter[] | null }[], types: string[], includeRemoved: boolean, urnNamespace = 'li'): ParsedGroup[] {
   const base = (): ParsedGroup => ({ degrees: 'open', explicit: [], openFrom: null, types: types.length > 0 ? types.map(modelEntityType) : null, platforms: null, includeRemoved });
   if (orFilters.length === 0) return [base()];
   return orFilters.map((group) => {
@@ -214,7 +219,7 @@ export function parseOrFilters(orFilters: { and?: FacetFilter[] | null }[], type
         g.degrees = g.openFrom !== null ? 'open' : explicit;
       } else if (f.field === 'platform' || f.field === 'platform.keyword') {
         // Matched against the platform member of the entity's urn, as a platform urn or a bare name.
-        g.platforms = values.flatMap((v) => [v, v.replace(/^urn:li:dataPlatform:/, '')]).filter((v, i, a) => a.indexOf(v) === i);
+        g.platforms = values.flatMap((v) => [v, platformName(urnNamespace, v)]).filter((v, i, a) => a.indexOf(v) === i);
       } else {
         g.types = values.map(modelEntityType);
       }

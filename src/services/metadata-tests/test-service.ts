@@ -1,3 +1,4 @@
+import { testResults } from '../../model/aspects';
 import type { Principal } from '../../auth';
 import { InvalidInputError, NotFoundError, ValidationError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
@@ -8,7 +9,7 @@ import { catalogOf, parseTestDefinition, TestDefinitionError, type DefinitionCat
 import { evaluateTest, type TestOutcome } from './evaluate';
 
 const TEST_ENTITY = 'test';
-const RESULTS_ASPECT = 'testResults';
+const RESULTS_ASPECT = testResults.name;
 
 export interface EvaluateRequest {
   urn: unknown;
@@ -30,22 +31,6 @@ export interface TestResults {
 /** The catalog definitions are checked against: the registry's entity types and their versioned aspects. */
 export function registryCatalog(registry: Registry): DefinitionCatalog {
   return catalogOf(registry.entities.values(), (aspect) => registry.aspects.get(aspect)?.timeseries ?? false);
-}
-
-/** Semantic check of testInfo at ingest: a definition that does not parse is a 422 naming the problem. */
-export function testInfoValidator(registry: Registry): (value: Record<string, unknown>) => void {
-  const catalog = registryCatalog(registry);
-  return (value) => {
-    const json = (value.definition as { json?: unknown } | undefined)?.json;
-    try {
-      parseTestDefinition(json, catalog);
-    } catch (err) {
-      if (err instanceof TestDefinitionError) {
-        throw new ValidationError(`Invalid testInfo: /definition/json ${err.message}`, [{ path: '/definition/json', message: err.message }]);
-      }
-      throw err;
-    }
-  };
 }
 
 function byTest(a: TestResult, b: TestResult): number {

@@ -1,3 +1,4 @@
+import type { PatchTemplate } from '../../model/aspects';
 import { InvalidInputError } from '../../model/errors';
 
 /**
@@ -15,41 +16,6 @@ export interface PatchOperation {
 }
 
 type Json = Record<string, unknown>;
-
-/** Key fields of keyed arrays per aspect, as DataHub's patch templates define them. `[]` = array of strings keyed by itself. */
-const ARRAY_KEYS: Record<string, Record<string, string[]>> = {
-  upstreamLineage: { upstreams: ['dataset'] },
-  globalTags: { tags: ['tag'] },
-  glossaryTerms: { terms: ['urn'] },
-  ownership: { owners: ['owner', 'type'] },
-  dataJobInputOutput: {
-    inputDatasetEdges: ['destinationUrn'],
-    outputDatasetEdges: ['destinationUrn'],
-    inputDatajobEdges: ['destinationUrn'],
-    inputDatasets: [],
-    outputDatasets: [],
-    inputDatajobs: [],
-    inputDatasetFields: [],
-    outputDatasetFields: [],
-  },
-  chartInfo: { inputEdges: ['destinationUrn'], inputs: [] },
-  dashboardInfo: { datasetEdges: ['destinationUrn'], chartEdges: ['destinationUrn'], dashboards: ['destinationUrn'], charts: [], datasets: [] },
-  dataFlowInfo: {},
-};
-
-const UNKNOWN_STAMP = { time: 0, actor: 'urn:li:corpuser:unknown' };
-
-/** What a missing aspect starts from (DataHub's templates' defaults), so required fields exist after the patch. */
-const DEFAULTS: Record<string, () => Json> = {
-  upstreamLineage: () => ({ upstreams: [] }),
-  globalTags: () => ({ tags: [] }),
-  glossaryTerms: () => ({ terms: [], auditStamp: { ...UNKNOWN_STAMP } }),
-  ownership: () => ({ owners: [], lastModified: { ...UNKNOWN_STAMP } }),
-  datasetProperties: () => ({ customProperties: {} }),
-  dataJobInputOutput: () => ({ inputDatasets: [], outputDatasets: [] }),
-  chartInfo: () => ({ title: '', description: '', lastModified: { created: { ...UNKNOWN_STAMP }, lastModified: { ...UNKNOWN_STAMP } } }),
-  dashboardInfo: () => ({ title: '', description: '', lastModified: { created: { ...UNKNOWN_STAMP }, lastModified: { ...UNKNOWN_STAMP } } }),
-};
 
 const FINE_GRAINED = 'fineGrainedLineages';
 const NONE = 'NONE';
@@ -133,7 +99,7 @@ function fineGrainedToMap(items: unknown[]): Json {
   return root;
 }
 
-function fineGrainedToArray(map: unknown): Json[] {
+function fineGrainedToArray(map: unknown, namespace: string): Json[] {
   const out: Json[] = [];
   if (!isObject(map)) return out;
   for (const [op, byDownstream] of Object.entries(map)) {
@@ -146,7 +112,7 @@ function fineGrainedToArray(map: unknown): Json[] {
         if (upstreams.length === 0 && !(NONE in byUpstream)) continue;
         const scores = Object.values(byUpstream).map((v) => (isObject(v) && typeof v.confidenceScore === 'number' ? v.confidenceScore : isFinite(Number(v)) ? Number(v) : 1));
         const entry: Json = {
-          upstreamType: upstreams.every((u) => u.startsWith('urn:li:dataset:')) && upstreams.length > 0 ? 'DATASET' : 'FIELD_SET',
+          upstreamType: upstreams.every((u) => u.startsWith(`urn:${namespace}:dataset:`)) && upstreams.length > 0 ? 'DATASET' : 'FIELD_SET',
           upstreams,
           downstreamType: 'FIELD',
           downstreams: downstream === NONE ? [] : [downstream],
@@ -194,10 +160,13 @@ function applyOne(doc: Json, op: PatchOperation, where: string): void {
   else node[last] = structuredClone(op.value);
 }
 
-/** Applies a parsed patch to the current value of `aspectName` (null = absent) and returns the new value. */
-export function applyPatch(aspectName: string, current: Json | null, patch: ReturnType<typeof parsePatch>): Json {
-  const doc: Json = structuredClone(current ?? DEFAULTS[aspectName]?.() ?? {});
-  const keyed: Record<string, string[]> = { ...(ARRAY_KEYS[aspectName] ?? {}), ...patch.arrayPrimaryKeys };
+/**
+ * Applies a parsed patch to the current value of an aspect (null = absent) and returns the new value; the aspect's
+ * patch template (its behaviour's) keys its arrays, and `namespace` is the service's urn namespace.
+ */
+export function applyPatch(template: PatchTemplate | undefined, current: Json | null, patch: ReturnType<typeof parsePatch>, namespace: string): Json {
+  const doc: Json = structuredClone(current ?? template?.initial?.(namespace) ?? {});
+  const keyed: Record<string, string[]> = { ...(template?.arrayKeys ?? {}), ...patch.arrayPrimaryKeys };
   const touched = new Set(patch.operations.map((o) => segments(o.path)[0]));
   const asMaps = new Map<string, number>();
   for (const [field, keys] of Object.entries(keyed)) {
@@ -205,7 +174,7 @@ export function applyPatch(aspectName: string, current: Json | null, patch: Retu
     doc[field] = arrayToMap(Array.isArray(doc[field]) ? (doc[field] as unknown[]) : [], keys);
     asMaps.set(field, Math.max(keys.length, 1));
   }
-  const fineGrained = aspectName === 'upstreamLineage' && touched.has(FINE_GRAINED);
+  const fineGrained = Boolean(template?.fineGrainedLineages) && touched.has(FINE_GRAINED);
   if (fineGrained) doc[FINE_GRAINED] = fineGrainedToMap(Array.isArray(doc[FINE_GRAINED]) ? (doc[FINE_GRAINED] as unknown[]) : []);
   patch.operations.forEach((op, i) => {
     const parts = segments(op.path);
@@ -223,7 +192,7 @@ export function applyPatch(aspectName: string, current: Json | null, patch: Retu
     doc[field] = mapToArray(doc[field], depth);
   }
   if (fineGrained && doc[FINE_GRAINED] !== undefined) {
-    const list = fineGrainedToArray(doc[FINE_GRAINED]);
+    const list = fineGrainedToArray(doc[FINE_GRAINED], namespace);
     if (list.length > 0) doc[FINE_GRAINED] = list;
     else delete doc[FINE_GRAINED];
   }

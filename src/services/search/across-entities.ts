@@ -135,6 +135,11 @@ export class AcrossEntitiesSearch {
     this.names = new EntityTypeNames(registry);
   }
 
+  /** The namespace of this service's urns. */
+  get urnNamespace(): string {
+    return this.registry.urnNamespace;
+  }
+
   private schema(type: string): SearchSchema {
     let schema = this.schemas.get(type);
     if (!schema) {

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction } from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 import type { Peer } from './process-lease';
 import type { LatestRead, ReadCoherence } from './read-coherence';
 import type { StatementName } from './statements.generated';
@@ -84,7 +84,7 @@ export class AspectStore {
    * may serve from the cache, and which peer processes every write transaction must find (ReadCoherence).
    */
   constructor(
-    private readonly neo4j: Neo4jStore,
+    private readonly neo4j: Neo4jExecutor,
     private readonly outboxNamespace: string,
     private readonly coherence: ReadCoherence | null = null,
   ) {}

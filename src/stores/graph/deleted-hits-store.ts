@@ -1,11 +1,11 @@
 import type { Record as Neo4jRecord } from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 import type { StatementName } from './statements.generated';
 
 /** The Neo4j read of the search deleted-hit guard (cypher/search.cypher). */
 export class DeletedHitsStore {
   constructor(
-    private readonly neo4j: Neo4jStore,
+    private readonly neo4j: Neo4jExecutor,
     private readonly timeoutMs = 30_000,
   ) {}
 

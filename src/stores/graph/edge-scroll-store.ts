@@ -1,5 +1,6 @@
+import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface EdgeRow {
   source: string;
@@ -41,11 +42,11 @@ export interface LineageEdgeQuery {
 
 /** Edge pages in (source, type, destination) order (cypher/edge-scroll.cypher). */
 export class EdgeScrollStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async edges(q: EdgeQuery): Promise<EdgeRow[]> {
     const statement = q.sourceUrns ? 'edge-scroll/fromSources' : q.destinationUrns ? 'edge-scroll/toDestinations' : 'edge-scroll/all';
-    const records = await this.neo4j.query('scroll.relationships', statement, { ...q, count: neo4j.int(q.count) });
+    const records = await this.neo4j.query('scroll.relationships', statement, { ...q, count: neo4j.int(q.count), statusAspect: status.name });
     return records.map((r) => ({
       source: r.get('source'),
       sourceType: r.get('sourceType'),
@@ -56,7 +57,7 @@ export class EdgeScrollStore {
   }
 
   async lineage(q: LineageEdgeQuery): Promise<LineageEdgeRow[]> {
-    const records = await this.neo4j.query('scroll.lineage', q.urns ? 'edge-scroll/lineageAround' : 'edge-scroll/lineageAll', { ...q, count: neo4j.int(q.count) });
+    const records = await this.neo4j.query('scroll.lineage', q.urns ? 'edge-scroll/lineageAround' : 'edge-scroll/lineageAll', { ...q, count: neo4j.int(q.count), statusAspect: status.name });
     return records.map((r) => ({
       source: r.get('source'),
       sourceType: r.get('sourceType'),

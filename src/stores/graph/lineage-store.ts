@@ -1,6 +1,7 @@
+import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
 import { DeadlineExceededError } from '../../model/errors';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export type LineageDirection = 'UPSTREAM' | 'DOWNSTREAM';
 
@@ -55,7 +56,7 @@ export class LineageStore {
   private readonly texts = new Map<string, string>();
 
   constructor(
-    private readonly neo4j: Neo4jStore,
+    private readonly neo4j: Neo4jExecutor,
     private readonly edges: LineageEdges,
   ) {
     for (const name of edges.keys()) if (!IDENTIFIER.test(name)) throw new Error(`Lineage relationship name '${name}' is not a plain identifier`);
@@ -101,6 +102,7 @@ export class LineageStore {
         start: neo4j.int(q.start),
         count: neo4j.int(q.count),
         aspects: q.aspects,
+        statusAspect: status.name,
       },
     };
   }

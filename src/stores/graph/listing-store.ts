@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface AspectCountQuery {
   aspect: string;
@@ -11,7 +11,7 @@ export interface AspectCountQuery {
 
 /** Listings and counts over the catalog (cypher/listing.cypher). */
 export class ListingStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async listUrns(entityType: string, keyAspect: string, start: number, count: number): Promise<{ total: number; urns: string[] }> {
     const [record] = await this.neo4j.query('listing.listUrns', 'listing/listUrns', { entityType, keyAspect, start: neo4j.int(start), count: neo4j.int(count) });

@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface OutboxEntry {
   urn: string;
@@ -14,7 +14,7 @@ const keys = (entries: OutboxEntry[]) => entries.map(({ urn, rev }) => ({ urn, r
 export class OutboxStore {
   /** `ns` is the index set (SEARCH_INDEX_PREFIX) this store consumes and enqueues for. */
   constructor(
-    private readonly neo4j: Neo4jStore,
+    private readonly neo4j: Neo4jExecutor,
     private readonly ns: string,
   ) {}
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface ProcessLeaseOptions {
   /** How often the registration is renewed. */
@@ -61,7 +61,7 @@ export class ProcessLease {
   private failing = false;
 
   constructor(
-    private readonly neo4j: Neo4jStore,
+    private readonly neo4j: Neo4jExecutor,
     private readonly options: ProcessLeaseOptions,
     private readonly logger?: Logger,
   ) {}

@@ -1,4 +1,4 @@
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 /** One reference to an entity: an edge `relationship` from `entity`, projected from its aspect `aspect`. */
 export interface Reference {
@@ -9,7 +9,7 @@ export interface Reference {
 
 /** Reads the references to an entity (cypher/references.cypher). */
 export class ReferenceStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   /** On the leader (WRITE mode), which has every committed write: the references just removed must not reappear. */
   async incoming(urn: string): Promise<Reference[]> {

@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface RestorePageQuery {
   urn: string | null;
@@ -24,7 +24,7 @@ export interface RestoreEntity {
 
 /** Reads for restoreIndices (cypher/restore.cypher); its edges are rewritten through the write path. */
 export class RestoreStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async page(query: RestorePageQuery): Promise<RestoreEntity[]> {
     const records = await this.neo4j.query('operations.restore.page', 'restore/page', {

@@ -1,5 +1,6 @@
+import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface RunSummaryRow {
   runId: string;
@@ -37,15 +38,15 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /** Reads of ingestion runs from the latest aspect nodes (cypher/runs.cypher). Rollbacks write through the write path. */
 export class RunStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async list(offset: number, limit: number, includeSoft: boolean, defaultRunId: string): Promise<RunSummaryRow[]> {
-    const records = await this.neo4j.query('runs.list', 'runs/list', { offset: neo4j.int(offset), limit: neo4j.int(limit), includeSoft, defaultRunId });
+    const records = await this.neo4j.query('runs.list', 'runs/list', { offset: neo4j.int(offset), limit: neo4j.int(limit), includeSoft, defaultRunId, statusAspect: status.name });
     return records.map((r) => ({ runId: r.get('runId') as string, rows: Number(r.get('rows')), timestamp: num(r.get('timestamp')) ?? 0 }));
   }
 
   async describe(runId: string, start: number, count: number, includeSoft: boolean, includeAspect: boolean): Promise<RunAspectRow[]> {
-    const records = await this.neo4j.query('runs.describe', 'runs/describe', { runId, start: neo4j.int(start), count: neo4j.int(count), includeSoft, includeAspect });
+    const records = await this.neo4j.query('runs.describe', 'runs/describe', { runId, start: neo4j.int(start), count: neo4j.int(count), includeSoft, includeAspect, statusAspect: status.name });
     return records.map((r) => ({ urn: r.get('urn') as string, name: r.get('name') as string, lastObserved: num(r.get('lastObserved')) ?? 0, value: r.get('value') as string | null }));
   }
 

@@ -1,8 +1,8 @@
-import type { Neo4jStore } from './neo4j';
+import type { Neo4jExecutor } from './neo4j-executor';
 
 /** Revoked access tokens in Neo4j, keyed by jti. Statements live in cypher/tokens.cypher. */
 export class TokenStore {
-  constructor(private readonly neo4j: Neo4jStore) {}
+  constructor(private readonly neo4j: Neo4jExecutor) {}
 
   /** Revokes a token id; `expiresAt` (epoch seconds) lets the revocation be purged once the token has expired. */
   async revoke(jti: string, expiresAt: number | null, now: number = Date.now()): Promise<{ revokedAt: number }> {

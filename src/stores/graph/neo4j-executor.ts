@@ -97,10 +97,11 @@ function isConcurrentDelete(err: unknown): boolean {
 }
 
 /**
- * The only code that talks to Neo4j. Always names the database, runs transaction functions (retried by the driver on
- * transient errors, so callbacks must be idempotent) and tags each transaction with the caller's name.
+ * Runs the sessions, transactions and statements of every graph store: the only code that talks to the driver. Always
+ * names the database, runs transaction functions (retried by the driver on transient errors, so callbacks must be
+ * idempotent) and tags each transaction with the caller's name.
  */
-export class Neo4jStore {
+export class Neo4jExecutor {
   readonly driver: Driver;
   readonly cypher: CypherLibrary;
 

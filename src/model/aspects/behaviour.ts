@@ -1,0 +1,38 @@
+import type { BrowsePathContext } from '../browse-paths';
+import type { Registry } from '../registry';
+import type { Urn } from '../urn';
+
+type Json = Record<string, unknown>;
+
+/** How DataHub's patch template of an aspect treats it. */
+export interface PatchTemplate {
+  /** Key fields of keyed arrays; `[]` = an array of strings keyed by itself. */
+  arrayKeys?: Record<string, string[]>;
+  /** What a missing aspect starts from, so required fields exist after the patch. */
+  initial?(namespace: string): Json;
+  /** fineGrainedLineages are keyed as DataHub's UpstreamLineageTemplate keys them. */
+  fineGrainedLineages?: boolean;
+}
+
+/**
+ * What one aspect does beyond its schema, in one place: the registry attaches it to the aspect's spec
+ * (`spec.behaviour`), and callers ask the spec instead of comparing aspect names.
+ */
+export interface AspectBehaviour {
+  readonly name: string;
+  patch?: PatchTemplate;
+  /** Column-level lineage the value implies: DownstreamOf edges between schemaField urns. */
+  columnEdges?(value: Json, namespace: string): { source: string; target: string }[];
+  /** The value an entity gets when it lacks the aspect; the context is what the same request says of the entity. */
+  defaultValue?(urn: Urn, context?: BrowsePathContext): Json;
+  /** What a value written in the same request tells the default browse paths of its entity. */
+  browseContext?(value: Json, context: BrowsePathContext): void;
+  /** A semantic check beyond the schema, at ingest; throws a ValidationError. */
+  validate?(value: Json, registry: Registry): void;
+  /** The browse paths a value lists: the search document lists its entity under them. */
+  browsePaths?(value: Json): string[];
+  /** The schema field paths a value declares. */
+  fieldPaths?(value: Json): string[];
+  /** Aspects the legacy snapshot of an entity carrying this aspect also holds as direct members. */
+  snapshotMembers?: readonly string[];
+}

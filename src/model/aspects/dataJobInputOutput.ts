@@ -1,0 +1,20 @@
+import type { AspectBehaviour } from './behaviour';
+import { fineGrainedColumnEdges } from './fine-grained-lineage';
+
+export const dataJobInputOutput: AspectBehaviour = {
+  name: 'dataJobInputOutput',
+  patch: {
+    arrayKeys: {
+      inputDatasetEdges: ['destinationUrn'],
+      outputDatasetEdges: ['destinationUrn'],
+      inputDatajobEdges: ['destinationUrn'],
+      inputDatasets: [],
+      outputDatasets: [],
+      inputDatajobs: [],
+      inputDatasetFields: [],
+      outputDatasetFields: [],
+    },
+    initial: () => ({ inputDatasets: [], outputDatasets: [] }),
+  },
+  columnEdges: fineGrainedColumnEdges,
+};

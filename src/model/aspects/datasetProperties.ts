@@ -1,0 +1,6 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const datasetProperties: AspectBehaviour = {
+  name: 'datasetProperties',
+  patch: { initial: () => ({ customProperties: {} }) },
+};

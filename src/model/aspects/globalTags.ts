@@ -1,0 +1,6 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const globalTags: AspectBehaviour = {
+  name: 'globalTags',
+  patch: { arrayKeys: { tags: ['tag'] }, initial: () => ({ tags: [] }) },
+};

@@ -1,0 +1,8 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const schemaMetadata = {
+  name: 'schemaMetadata',
+  /** The field paths the schema declares (a field's deprecation must name one). */
+  fieldPaths: (value: Record<string, unknown>): string[] =>
+    ((value.fields as { fieldPath?: unknown }[] | undefined) ?? []).flatMap((f) => (typeof f?.fieldPath === 'string' ? [f.fieldPath] : [])),
+} satisfies AspectBehaviour;

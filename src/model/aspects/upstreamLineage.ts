@@ -1,0 +1,8 @@
+import type { AspectBehaviour } from './behaviour';
+import { fineGrainedColumnEdges } from './fine-grained-lineage';
+
+export const upstreamLineage: AspectBehaviour = {
+  name: 'upstreamLineage',
+  patch: { arrayKeys: { upstreams: ['dataset'] }, initial: () => ({ upstreams: [] }), fineGrainedLineages: true },
+  columnEdges: fineGrainedColumnEdges,
+};
