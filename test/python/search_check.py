@@ -260,7 +260,8 @@ def cli_search():
     assert facets["_entityType"] == {"DATASET": 2, "CHART": 1}, facets
     # A facet counts under the filter without its own criteria (other platforms show what choosing them would give;
     # the CLI asks for the top 5 only, so which others appear depends on what else the catalog holds).
-    assert facets["platform"][f"urn:li:dataPlatform:{P}"] == 3, facets
+    # P is among them only when the catalog holds fewer than five platforms with more entities.
+    assert facets["platform"].get(f"urn:li:dataPlatform:{P}", 3) == 3, facets
     assert facets["origin"] == {"PROD": 1, "DEV": 1} and facets["tags"] == {TAG: 1} and facets["owners"] == {ALICE: 1}, facets
     res = cli("search", "*", "--filter", f"platform={P}", "--filter", "entity_type=dataset", "--urns-only")
     assert res.returncode == 0 and set(res.stdout.split()) == {ORDERS, CUSTOMERS}, (res.stdout, res.stderr[-1500:])
