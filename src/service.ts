@@ -21,6 +21,10 @@ import { testRoutes } from './http/routes/tests';
 import { operationsRoutes } from './http/routes/operations';
 import { timeseriesRoutes } from './http/routes/timeseries';
 import { runRoutes } from './http/routes/runs';
+import { timelineRoutes } from './http/routes/timeline';
+import { HistoryStore } from './stores/graph/history-store';
+import { TimelineService } from './services/history/timeline-service';
+import { AsOfLineage, LineageBackfill } from './services/history/lineage-as-of';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
@@ -129,7 +133,7 @@ function groupWriterOptions(config: Config) {
  */
 export function createOfflineWritePath(config: Config, registry: Registry, aspectStore: AspectStore, logger: Logger) {
   const writer = new GroupWriter(aspectStore, groupWriterOptions(config), logger);
-  const ingestion = new IngestionService(registry, writer, null, { retention: config.RETENTION_MAX_VERSIONS });
+  const ingestion = new IngestionService(registry, writer, null, { retention: config.RETENTION_MAX_VERSIONS, retentionMaxAgeMs: config.RETENTION_MAX_AGE });
   return { ingestion, close: () => writer.close() };
 }
 
@@ -165,11 +169,16 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const writer = new GroupWriter(aspectStore, { ...groupWriterOptions(config), onCommitted: (writes) => indexer.committed(writes) }, logger);
   const ingestion = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
+    retentionMaxAgeMs: config.RETENTION_MAX_AGE,
     onCommitted: () => indexer.notify(),
     aspectValidators: { testInfo: testInfoValidator(registry) },
     pendingDeletes,
   });
-  const retrieval = new RetrievalService(registry, aspectStore);
+  const history = new HistoryStore(graph);
+  const lineageBackfill = new LineageBackfill(registry, history, logger);
+  // In the background: as-of lineage waits for it; a database that had it answers at once.
+  lineageBackfill.start().catch((err) => logger.warn({ err: (err as Error).message }, 'could not build the lineage history index; as-of lineage tries again'));
+  const retrieval = new RetrievalService(registry, aspectStore, history);
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
   runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
   const searchService = new SearchService(registry, search, indexNames, new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS)));
@@ -184,7 +193,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     resultCap: config.LINEAGE_RESULT_CAP,
     maxCount: Math.min(10000, config.LINEAGE_RESULT_CAP),
     deadlineMs: config.LINEAGE_DEADLINE_MS,
-  });
+  }, new AsOfLineage(registry, history, lineageBackfill));
   const tokenSecret = resolveTokenSecret(config, ROOT_DIR);
   if (!config.TOKEN_SECRET && config.NEO4J_URI) logger.warn({ file: tokenSecret.source }, 'TOKEN_SECRET is not set; tokens are signed with the secret kept in this file');
   const requirement = authRequirement(config);
@@ -206,7 +215,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     health,
     auth,
     beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
-    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations), ...runRoutes(runs)],
+    routes: [...metadataRoutes({ ingestion, retrieval }), ...lineageRoutes(lineage), ...searchRoutes(searchService), ...testRoutes(tests), ...timeseriesRoutes(timeseries), ...operationsRoutes(operations), ...runRoutes(runs), ...timelineRoutes(new TimelineService(registry, history))],
     serverConfig: () => ({
       noCode: 'true',
       versions: { 'graph-metadata-service': { version: VERSION, commit } },

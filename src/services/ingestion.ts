@@ -42,6 +42,8 @@ export interface DeleteRequest {
 
 export interface IngestionOptions {
   retention: number;
+  /** RETENTION_MAX_AGE in ms: history no longer current this long ago is trimmed too (unset: no age bound). */
+  retentionMaxAgeMs?: number;
   now?: () => number;
   /** Called after each committed write (wakes the search indexer). */
   onCommitted?: () => void;
@@ -300,6 +302,7 @@ export class IngestionService {
       now,
       systemMetadata: JSON.stringify(systemMetadata),
       retention: this.options.retention,
+      retentionMaxAgeMs: this.options.retentionMaxAgeMs ?? null,
       defaults: this.defaultsFor(urn, entity, aspect),
     };
   }

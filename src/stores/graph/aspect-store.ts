@@ -73,6 +73,8 @@ export interface GroupPlan {
     copySystemMetadata: string | null;
     history: (AspectValue & { version: number; systemMetadata: string })[];
     cut: number;
+    /** Age retention: history versions no longer current at this time (epoch ms) go; null: no age bound. */
+    horizon: number | null;
     /** History versions deleted (a revert's). */
     drop: number[];
     stored: boolean;
@@ -155,8 +157,8 @@ export class AspectStore {
     const plan: GroupPlan = {
       wipes: [{ urn, names: ['a'] }, { urn, names: null }],
       rows: [
-        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
-        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
+        { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, horizon: now - 1000, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
+        { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, horizon: null, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
       ],
       removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
       removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
