@@ -93,8 +93,8 @@ describe('plans made on an empty database', () => {
   /** Scans that are the statement's purpose: the outbox backlog count, and the purge of expired token revocations. */
   const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/ };
   const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'history'].flatMap((file) => cypher.names(file));
-  // The as-of lineage hop is a template (HistoryStore fills in the inward relationship types).
-  const text = (name: string) => cypher.get(name).replaceAll('{{inTypes}}', 'Produces|Consumes');
+  // The as-of lineage hop is a template (HistoryStore fills in the relationship types walked out- and inwards).
+  const text = (name: string) => cypher.get(name).replaceAll('{{outTypes}}', 'Produces').replaceAll('{{inTypes}}', 'DownstreamOf|Consumes');
 
   function details(plan: { operatorType: string; arguments?: { Details?: string }; children?: unknown[] }, out: string[] = []): string[] {
     out.push(`${plan.operatorType} ${plan.arguments?.Details ?? ''}`);

@@ -245,8 +245,15 @@ interface Field {
   description: string | null;
   globalTags: Json | null;
   glossaryTerms: Json | null;
-  /** Canonical form, for DataHub's value equality of fields. */
-  canonical: string;
+  raw: Json;
+}
+
+/** A field's canonical form, for DataHub's value equality of fields (computed when a rename is looked for). */
+const canonicalForms = new WeakMap<Field, string>();
+function canonicalOf(f: Field): string {
+  let c = canonicalForms.get(f);
+  if (c === undefined) canonicalForms.set(f, (c = canonical(f.raw)));
+  return c;
 }
 
 function canonical(v: unknown): string {
@@ -260,8 +267,17 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** Fields sorted by path, once per parsed value (the generator runs once per category on the same versions). */
+const parsedFields = new WeakMap<Json, Field[]>();
 function fieldsOf(schema: Json | null): Field[] {
-  return list(schema?.fields)
+  if (!schema) return [];
+  let fields = parsedFields.get(schema);
+  if (!fields) parsedFields.set(schema, (fields = readFields(schema)));
+  return fields;
+}
+
+function readFields(schema: Json): Field[] {
+  return list(schema.fields)
     .map((f) => ({
       fieldPath: String(f.fieldPath),
       nativeDataType: String(f.nativeDataType ?? ''),
@@ -269,7 +285,7 @@ function fieldsOf(schema: Json | null): Field[] {
       description: str(f.description),
       globalTags: (f.globalTags as Json | undefined) ?? null,
       glossaryTerms: (f.glossaryTerms as Json | undefined) ?? null,
-      canonical: canonical(f),
+      raw: f,
     }))
     .sort((a, b) => compare(a.fieldPath, b.fieldPath));
 }
@@ -403,8 +419,10 @@ function schemaEvents(base: Json | null, target: Json, datasetUrn: string, categ
   };
   /** A field on the other side that looks like `field` renamed (same type, parent and description). */
   const findRenamed = (field: Field, sameSide: Field[], otherSide: Field[]) => {
-    const sameSideForms = new Set(sameSide.map((f) => f.canonical));
-    return otherSide.find((f) => isRenamed(field, f) && !renamed.has(f) && !moved.has(f) && !sameSideForms.has(f.canonical)) ?? null;
+    const candidates = otherSide.filter((f) => isRenamed(field, f) && !renamed.has(f) && !moved.has(f));
+    if (candidates.length === 0) return null;
+    const sameSideForms = new Set(sameSide.map(canonicalOf));
+    return candidates.find((f) => !sameSideForms.has(canonicalOf(f))) ?? null;
   };
 
   let i = 0;

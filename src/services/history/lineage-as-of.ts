@@ -122,16 +122,39 @@ export class AsOfLineage {
     this.fields = lineageFields(registry);
   }
 
-  /** For one direction: outwards = fields declaring targets on that side; inwards = the others' relationship names. */
+  private readonly sidesCache = new Map<LineageDirection, ReturnType<AsOfLineage['computeSides']>>();
+  private readonly ownCache = new Map<string, Record<string, string[]>>();
+
   private sides(direction: LineageDirection) {
+    let s = this.sidesCache.get(direction);
+    if (!s) this.sidesCache.set(direction, (s = this.computeSides(direction)));
+    return s;
+  }
+
+  /** Per entity type, the aspects a hop reads as an entity's own: its lineage-projecting ones walked outwards, and `shown`. */
+  private ownAspects(direction: LineageDirection, shown: string[]): Record<string, string[]> {
+    const key = `${direction}|${shown.join(',')}`;
+    let own = this.ownCache.get(key);
+    if (!own) {
+      const { lineageOwn } = this.sides(direction);
+      own = { '': [...new Set([...lineageOwn, ...shown])] };
+      for (const entity of this.registry.entities.values()) own[entity.name] = own[''].filter((a) => entity.aspects.has(a));
+      this.ownCache.set(key, own);
+    }
+    return own;
+  }
+
+  /** For one direction: the aspects and relationship names walked outwards, and those walked inwards. */
+  private computeSides(direction: LineageDirection) {
     const upstream = direction === 'UPSTREAM';
-    const ownAspects: string[] = ['status'];
+    const lineageOwn: string[] = [];
+    const outTypes = new Set<string>();
     const inTypes = new Set<string>();
     for (const [aspect, fields] of this.fields) {
-      if (fields.some((f) => f.isUpstream === upstream)) ownAspects.push(aspect);
-      for (const f of fields) if (f.isUpstream !== upstream) inTypes.add(f.name);
+      if (fields.some((f) => f.isUpstream === upstream)) lineageOwn.push(aspect);
+      for (const f of fields) (f.isUpstream === upstream ? outTypes : inTypes).add(f.name);
     }
-    return { upstream, ownAspects, inTypes: [...inTypes].sort() };
+    return { upstream, lineageOwn, outTypes: [...outTypes].sort(), inTypes: [...inTypes].sort() };
   }
 
   async traverse(q: LineageQuery, t: number): Promise<LineagePage> {
@@ -143,25 +166,30 @@ export class AsOfLineage {
         `Lineage before ${new Date(knownFrom).toISOString()} (${knownFrom}) cannot be told: retention had trimmed aspect versions written before then that may have named other entities`,
       );
     }
-    const { upstream, ownAspects, inTypes } = this.sides(q.direction);
+    const { upstream, outTypes, inTypes } = this.sides(q.direction);
     const deadlineMs = Math.max(1, q.deadlineMs - (Date.now() - started));
-    const visited = new Map<string, { degree: number; parent: string | null; removed: boolean | null; onward: number }>([[q.urn, { degree: 0, parent: null, removed: null, onward: 0 }]]);
+    const visited = new Map<string, Reached>([[q.urn, { degree: 0, parent: null, removed: null, aspects: null }]]);
     const cut = { visitCap: false, fanOut: false, maxHops: false };
+    // While the walk is small enough for its nodes all to be on the page, each hop also reads the aspects shown.
+    const hydrateWhile = q.start + q.count + HYDRATE_SLACK;
 
     await this.store.lineageWalk({ urn: q.urn, deadlineMs }, async (hop) => {
       let frontier = [q.urn];
-      for (let degree = 0; degree <= q.maxHops && frontier.length > 0; degree++) {
-        const rows = await hop(frontier, { t, ownAspects, inTypes });
+      // Hops 0 … maxHops-1 expand; the last of them also reads the nodes at maxHops (status, shown aspects, whether
+      // lineage leads on from them), so a walk of n hops costs n round trips.
+      for (let degree = 0; degree < q.maxHops && frontier.length > 0; degree++) {
+        const hydrate = visited.size <= hydrateWhile;
+        const shown = hydrate ? [...new Set(['status', ...q.aspects])] : ['status'];
+        const lookahead = degree === q.maxHops - 1;
+        const rows = await hop(frontier, { t, own: this.ownAspects(q.direction, shown), valued: shown, outTypes, inTypes, lookahead, shown });
         const next: string[] = [];
+        const ahead = new Map<string, HopRow['ahead'][number]>();
         for (const row of rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0))) {
+          for (const a of row.ahead) ahead.set(a.urn, a);
           const node = visited.get(row.urn)!;
-          const { removed, targets } = this.edgesAt(row, t, upstream);
+          const { removed, targets, aspects } = this.read(row, t, upstream, hydrate ? q.aspects : []);
           node.removed = removed;
-          node.onward = targets.length;
-          if (degree === q.maxHops) {
-            if (targets.length > 0) cut.maxHops = true;
-            continue;
-          }
+          if (hydrate) node.aspects = aspects;
           if (row.urn !== q.urn && targets.length > q.fanOut) {
             cut.fanOut = true;
             continue;
@@ -173,11 +201,33 @@ export class AsOfLineage {
               cut.visitCap = true;
               break;
             }
-            visited.set(target, { degree: degree + 1, parent: row.urn, removed: null, onward: 0 });
+            visited.set(target, { degree: degree + 1, parent: row.urn, removed: null, aspects: null });
             next.push(target);
           }
         }
         if (cut.visitCap) break;
+        if (lookahead) {
+          for (const urn of next) {
+            const seen = ahead.get(urn);
+            // Reached through a value changed since t (not a current edge): read after the walk; lineage may lead on.
+            if (!seen) {
+              cut.maxHops = true;
+              continue;
+            }
+            const node = visited.get(urn)!;
+            const status = seen.aspects.find((a) => a.name === 'status');
+            if (status && !status.current) assertKept(urn, status, t);
+            node.removed = status?.value ? (JSON.parse(status.value) as { removed?: unknown }).removed === true : false;
+            if (hydrate) {
+              node.aspects = new Map();
+              for (const a of seen.aspects) {
+                if (!a.current) assertKept(urn, a, t);
+                if (a.value !== null && q.aspects.includes(a.name)) node.aspects.set(a.name, JSON.parse(a.value) as Record<string, unknown>);
+              }
+            }
+            if (seen.onward > 0) cut.maxHops = true;
+          }
+        }
         frontier = next;
       }
     });
@@ -185,7 +235,7 @@ export class AsOfLineage {
     const reached = [...visited.entries()].filter(([urn]) => urn !== q.urn).map(([urn, v]) => ({ urn, ...v }));
     reached.sort((a, b) => a.degree - b.degree || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
     const kept = reached.slice(0, q.visitCap);
-    // Nodes a capped walk reached but never read: their status as of the moment.
+    // Nodes a capped walk reached but never read, and entities without a node: their status as of the moment.
     const unread = kept.filter((n) => n.removed === null).map((n) => n.urn);
     if (unread.length > 0) {
       const statuses = await this.store.manyAspectsAt(unread, ['status'], t);
@@ -198,16 +248,16 @@ export class AsOfLineage {
     }
     const matched = kept.filter((n) => q.groups.some((g) => matches(g, n.urn, n.degree, n.removed === true)));
     const page = matched.slice(q.start, q.start + q.count);
-    const hydrated = await this.store.manyAspectsAt(
-      page.map((n) => n.urn),
-      q.aspects,
-      t,
-    );
+    const missing = page.filter((n) => n.aspects === null).map((n) => n.urn);
+    const hydrated = await this.store.manyAspectsAt(missing, q.aspects, t);
     const rows: LineageRow[] = page.map((n) => {
-      const aspects = new Map<string, Record<string, unknown>>();
-      for (const a of hydrated.get(n.urn) ?? []) {
-        assertKept(n.urn, a, t);
-        if (a.at) aspects.set(a.name, JSON.parse(a.at.value) as Record<string, unknown>);
+      let aspects = n.aspects;
+      if (!aspects) {
+        aspects = new Map();
+        for (const a of hydrated.get(n.urn) ?? []) {
+          assertKept(n.urn, a, t);
+          if (a.at) aspects.set(a.name, JSON.parse(a.at.value) as Record<string, unknown>);
+        }
       }
       const path: string[] = [];
       for (let at: string | null = n.urn; at !== null; at = visited.get(at)!.parent) path.unshift(at);
@@ -216,35 +266,52 @@ export class AsOfLineage {
     return { total: matched.length, cut, rows };
   }
 
-  /** What one entity's hop row says as of `t`: its soft-delete status, and the entities one hop on. */
-  private edgesAt(row: HopRow, t: number, upstream: boolean): { removed: boolean; targets: string[] } {
+  /** What one entity's hop row says as of `t`: its soft-delete status, the entities one hop on, and the aspects shown. */
+  private read(row: HopRow, t: number, upstream: boolean, shown: string[]): { removed: boolean; targets: string[]; aspects: Map<string, Record<string, unknown>> } {
     const targets = new Set<string>();
+    const aspects = new Map<string, Record<string, unknown>>();
     let removed = false;
     for (const own of row.own) {
-      assertKept(row.urn, own, t);
-      if (own.value === null) continue;
-      const value = JSON.parse(own.value) as Record<string, unknown>;
-      if (own.name === 'status') {
-        removed = value.removed === true;
-        continue;
-      }
-      for (const f of this.fields.get(own.name) ?? []) {
-        if (f.isUpstream !== upstream) continue;
-        for (const target of valuesAt(value, f.path)) if (typeof target === 'string' && typeOf(target) !== 'schemaField') targets.add(target);
+      if (!own.current) assertKept(row.urn, own, t);
+      const value = own.value === null ? null : (JSON.parse(own.value) as Record<string, unknown>);
+      if (value && shown.includes(own.name)) aspects.set(own.name, value);
+      if (own.name === 'status') removed = value?.removed === true;
+      const fields = (this.fields.get(own.name) ?? []).filter((f) => f.isUpstream === upstream);
+      if (fields.length === 0) continue;
+      if (own.current) {
+        // The latest value was already valid: its edges are the current ones.
+        for (const edge of row.out) if (edge.aspect === own.name) targets.add(edge.target);
+      } else if (value) {
+        for (const f of fields) for (const target of valuesAt(value, f.path)) if (typeof target === 'string') targets.add(target);
       }
     }
     for (const source of row.inward) {
-      if (typeOf(source.src) === 'schemaField') continue;
+      if (source.valid) {
+        targets.add(source.src);
+        continue;
+      }
+      if (source.settled) continue;
       assertKept(source.src, { name: source.aspect, from: source.from, trimmed: source.trimmed }, t);
       if (source.value === null) continue;
       const value = JSON.parse(source.value) as Record<string, unknown>;
-      const names = (this.fields.get(source.aspect) ?? []).filter((f) => f.isUpstream !== upstream).some((f) => valuesAt(value, f.path).includes(row.urn));
-      if (names) targets.add(source.src);
+      if ((this.fields.get(source.aspect) ?? []).some((f) => f.isUpstream !== upstream && valuesAt(value, f.path).includes(row.urn))) targets.add(source.src);
     }
     targets.delete(row.urn);
-    return { removed, targets: [...targets].sort() };
+    for (const target of targets) if (typeOf(target) === 'schemaField') targets.delete(target);
+    return { removed, targets: [...targets].sort(), aspects };
   }
 }
+
+/** A node the walk reached: how far, from where, its status then, and the aspects shown (null: not read yet). */
+interface Reached {
+  degree: number;
+  parent: string | null;
+  removed: boolean | null;
+  aspects: Map<string, Record<string, unknown>> | null;
+}
+
+/** How many nodes past the page a walk still reads the shown aspects of in its hops (no extra round trip after). */
+const HYDRATE_SLACK = 20;
 
 function typeOf(urn: string): string {
   return tryParseUrn(urn)?.entityType ?? 'unknown';

@@ -134,13 +134,18 @@ export class TimelineService {
 
     // Per moment, one transaction per (aspect, category) that produced events.
     const byMoment = new Map<number, ChangeTransaction[]>();
+    // Each version parsed once: it is the `after` of one diff and the `before` of the next, for every category.
+    const parsed = new Map<Row, Record<string, unknown> | null>();
+    const valueOf = (row: Row) => {
+      if (!parsed.has(row)) parsed.set(row, row.value === null ? null : (JSON.parse(row.value) as Record<string, unknown>));
+      return parsed.get(row)!;
+    };
     for (const name of diffed) {
       const set = sets.get(name) ?? [];
       for (let i = 1; i < set.length; i++) {
-        const previous = set[i - 1];
         const current = set[i];
-        const before = previous.value === null ? null : (JSON.parse(previous.value) as Record<string, unknown>);
-        const after = JSON.parse(current.value!) as Record<string, unknown>;
+        const before = valueOf(set[i - 1]);
+        const after = valueOf(current)!;
         for (const category of categories) {
           if (!registered[category]?.includes(name)) continue;
           const events = GENERATORS[name](before, after, urn, category);

@@ -1,5 +1,6 @@
 import neo4j from 'neo4j-driver';
-import { DeadlineExceededError } from '../../model/errors';
+import { DeadlineExceededError, UnavailableError } from '../../model/errors';
+import { tryParseUrn } from '../../model/urn';
 import type { Neo4jStore } from './neo4j';
 
 /** One kept version of an aspect (timeline). `value` only for the aspects asked for. */
@@ -32,8 +33,18 @@ export interface ValueAt {
 
 export interface HopRow {
   urn: string;
-  own: (ValueAt & { name: string })[];
-  inward: (ValueAt & { src: string; aspect: string })[];
+  /** `current`: the latest value was valid at t (its lineage is the current edges, `out`); `value` as asked for. */
+  own: (ValueAt & { name: string; current: boolean })[];
+  /** Current outgoing edges of the types walked outwards, with the aspect that projected each. */
+  out: { aspect: string; target: string }[];
+  /**
+   * Entities pointing, or once pointing, at it: `valid` = by a current edge from a value already valid at t; `settled`
+   * = the owning aspect's latest value was valid at t (so without `valid`, it did not point at it then); otherwise
+   * `value` is the owning aspect's value at t.
+   */
+  inward: (ValueAt & { src: string; aspect: string; valid: boolean; settled: boolean })[];
+  /** With lookahead: the entities this hop may reach, their shown aspects as of t and lineage edges leading on. */
+  ahead: { urn: string; aspects: (ValueAt & { name: string; current: boolean })[]; onward: number }[];
 }
 
 export interface BackfillVersion {
@@ -49,6 +60,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Stands for "no relationship type" (a name no edge has). */
 const NO_TYPE = '__NoLineage__';
 
+const typeOf = (urn: string) => tryParseUrn(urn)?.entityType ?? '';
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 /** Reads of kept aspect versions (cypher/history.cypher): timeline, as-of reads, as-of lineage and its backfill. */
@@ -91,45 +103,65 @@ export class HistoryStore {
     });
   }
 
-  /** The hop statement for a set of inward relationship types (types cannot be parameters; cached per set). */
-  private hopText(inTypes: string[]): string {
-    const key = inTypes.join('|');
+  /** The hop statement for the relationship types walked out- and inwards (types cannot be parameters; cached per set). */
+  private hopText(outTypes: string[], inTypes: string[]): string {
+    const key = `${outTypes.join('|')}>${inTypes.join('|')}`;
     let text = this.hopTexts.get(key);
     if (!text) {
-      for (const t of inTypes) if (!IDENTIFIER.test(t)) throw new Error(`Lineage relationship name '${t}' is not a plain identifier`);
-      text = this.neo4j.cypher.get('history/lineageHop').replaceAll('{{inTypes}}', inTypes.length > 0 ? inTypes.join('|') : NO_TYPE);
+      for (const t of [...outTypes, ...inTypes]) if (!IDENTIFIER.test(t)) throw new Error(`Lineage relationship name '${t}' is not a plain identifier`);
+      const list = (types: string[]) => (types.length > 0 ? types.join('|') : NO_TYPE);
+      text = this.neo4j.cypher.get('history/lineageHop').replaceAll('{{outTypes}}', list(outTypes)).replaceAll('{{inTypes}}', list(inTypes));
       this.hopTexts.set(key, text);
     }
     return text;
   }
 
   /**
-   * Runs `walk` in one read transaction (every hop sees the same snapshot), bounded by `deadlineMs`. `hop` reads one
-   * hop's frontier as of `t`.
+   * Runs `walk` within `deadlineMs`; `hop` reads one hop's frontier as of `t` (one auto-commit statement each: a read
+   * transaction would add a BEGIN and a COMMIT round trip, and the versions valid at a past moment do not change).
    */
   async lineageWalk<T>(
     q: { urn: string; deadlineMs: number },
-    walk: (hop: (frontier: string[], p: { t: number; ownAspects: string[]; inTypes: string[] }) => Promise<HopRow[]>) => Promise<T>,
+    walk: (
+      hop: (frontier: string[], p: { t: number; own: Record<string, string[]>; valued: string[]; outTypes: string[]; inTypes: string[]; lookahead: boolean; shown: string[] }) => Promise<HopRow[]>,
+    ) => Promise<T>,
   ): Promise<T> {
-    return this.neo4j.read(
-      'history.lineage',
-      (tx) =>
-        walk(async (frontier, p) => {
-          const result = await tx.run(this.hopText(p.inTypes), { frontier, t: neo4j.int(p.t), ownAspects: p.ownAspects, inTypes: p.inTypes });
-          return result.records.map((r) => ({
-            urn: r.get('u'),
-            own: (r.get('own') as Record<string, unknown>[]).map((o) => ({ name: o.name as string, value: (o.value as string | null) ?? null, from: num(o.from), trimmed: o.trimmed === true })),
-            inward: (r.get('inward') as Record<string, unknown>[]).map((o) => ({
-              src: o.src as string,
-              aspect: o.aspect as string,
-              value: (o.value as string | null) ?? null,
-              from: num(o.from),
-              trimmed: o.trimmed === true,
-            })),
-          }));
-        }),
-      { timeoutMs: q.deadlineMs, onTimeout: () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`) },
-    );
+    const deadline = Date.now() + q.deadlineMs;
+    const missed = () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`);
+    return walk(async (frontier, p) => {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw missed();
+      let records;
+      try {
+        records = await this.neo4j.queryText(
+          'history.lineage',
+          this.hopText(p.outTypes, p.inTypes),
+          // Per frontier entity, the aspects read as its own: those its entity type has.
+          { frontier: frontier.map((urn) => ({ urn, names: p.own[typeOf(urn)] ?? p.own[''] })), t: neo4j.int(p.t), valued: p.valued, inTypes: p.inTypes, lookahead: p.lookahead, shown: p.shown },
+          { timeoutMs: remaining },
+        );
+      } catch (err) {
+        if (err instanceof UnavailableError && err.timedOut) throw missed();
+        throw err;
+      }
+      const aspectsAt = (list: Record<string, unknown>[]) =>
+        list.map((o) => ({ name: o.name as string, current: o.current === true, value: (o.value as string | null) ?? null, from: num(o.from), trimmed: o.trimmed === true }));
+      return records.map((r) => ({
+        urn: r.get('u'),
+        own: aspectsAt(r.get('own') as Record<string, unknown>[]),
+        out: r.get('out') as { aspect: string; target: string }[],
+        inward: (r.get('inward') as Record<string, unknown>[]).map((o) => ({
+          src: o.src as string,
+          aspect: o.aspect as string,
+          valid: o.valid === true,
+          settled: o.settled === true,
+          value: (o.value as string | null) ?? null,
+          from: num(o.from),
+          trimmed: o.trimmed === true,
+        })),
+        ahead: (r.get('ahead') as Record<string, unknown>[]).map((a) => ({ urn: a.urn as string, aspects: aspectsAt(a.aspects as Record<string, unknown>[]), onward: num(a.onward) })),
+      }));
+    });
   }
 
   /** Several entities' aspects as of `t` in one round trip (hydrating a lineage page). */
