@@ -210,6 +210,27 @@ describe('reads as of a moment', () => {
       expect(search.body.data.searchAcrossLineage.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([d('C'), d('E')]);
     });
 
+    it('finds edges removed before their records existed: a database without the history index gets it built from the kept versions', async () => {
+      const x = d('X');
+      await put(svc, x, 'upstreamLineage', upstreams(d('A')));
+      const before = await putThen(svc, x, 'datasetProperties', { name: 'x', customProperties: {} });
+      await putThen(svc, x, 'upstreamLineage', upstreams(d('B')));
+      // As written by a version without :LineagePast records: x's removed edge to A is only in its kept versions.
+      const run = (text: string, params: Record<string, unknown> = {}) => svc.graph.driver.executeQuery(text, params, { database: 'neo4j' });
+      await run('MATCH (p:LineagePast {target: $a, type: "DownstreamOf", source: $x, aspect: "upstreamLineage"}) DELETE p', { a: d('A'), x });
+      await run("MATCH (m:HistoryMeta {name: 'lineagePast'}) DELETE m");
+      const fresh = await startTestService();
+      try {
+        const res = await fresh.call('POST', '/entities?action=searchAcrossLineage', { urn: d('A'), direction: 'DOWNSTREAM', maxHops: 1, count: 100, asOfTime: before });
+        expect(res.status).toBe(200);
+        expect(res.body.value.entities.map((e: { entity: string }) => e.entity)).toContain(x);
+        const meta = await run("MATCH (m:HistoryMeta {name: 'lineagePast'}) RETURN m.complete AS complete");
+        expect(meta.records[0].get('complete')).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+    });
+
     it('refuses a moment before trimmed lineage history, and column-level lineage as of a moment', async () => {
       const trimming = await startTestService({ RETENTION_MAX_VERSIONS: '1' });
       try {

@@ -439,6 +439,24 @@ describe('timeline', () => {
     expect(await timeline(urn, 'TAG', `&startTime=${to + 10_000_000}`)).toEqual([]);
   });
 
+  it('includeVersionSet merges the whole timelines of every version of the entity', async () => {
+    const set = `urn:li:versionSet:(vs_${uniqueId()},dataset)`;
+    const [v1, v2] = [dataset(`v1_${uniqueId()}`), dataset(`v2_${uniqueId()}`)];
+    const tags = (t: string) => ({ tags: [{ tag: `urn:li:tag:${t}` }] });
+    await put(v1, 'versionProperties', { versionSet: set, version: { versionTag: '1' }, sortId: 'a' });
+    await put(v2, 'versionProperties', { versionSet: set, version: { versionTag: '2' }, sortId: 'b' });
+    await put(v1, 'globalTags', tags('one'));
+    await put(v2, 'globalTags', tags('two'));
+    await put(v1, 'globalTags', tags('three'));
+    const merged = await timeline(v1, 'TAG', '&includeVersionSet=true');
+    expect(merged.map((t) => `${t.changeEvents[0].entityUrn === v1 ? 'v1' : 'v2'} ${t.changeEvents.map((e) => `${e.operation} ${e.modifier}`).join(', ')}`)).toEqual([
+      'v1 ADD urn:li:tag:one',
+      'v2 ADD urn:li:tag:two',
+      'v1 REMOVE urn:li:tag:one, ADD urn:li:tag:three',
+    ]);
+    expect(await timeline(v1, 'TAG')).toHaveLength(2);
+  });
+
   it('refuses what it cannot answer, naming it', async () => {
     const urn = dataset(`bad_${uniqueId()}`);
     await put(urn, 'globalTags', { tags: [] });
