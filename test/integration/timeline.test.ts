@@ -401,6 +401,21 @@ describe('timeline', () => {
       expect(res[5].changeEvents[0].description).toBe(`Documentation for '${urn}' has been added: 'edited'.`);
     });
 
+    it('STRUCTURED_PROPERTY and APPLICATION: assignments and memberships added, changed or removed are MINOR', async () => {
+      const urn = dataset(`props_${uniqueId()}`);
+      const props = (...p: [string, unknown[]][]) => ({ properties: p.map(([id, values]) => ({ propertyUrn: `urn:li:structuredProperty:${id}`, values })) });
+      await put(urn, 'structuredProperties', props(['retention', [{ double: 30 }]], ['tier', [{ string: 'gold' }]]));
+      await put(urn, 'structuredProperties', props(['retention', [{ double: 90 }]], ['tier', [{ string: 'gold' }]]));
+      await put(urn, 'applications', { applications: ['urn:li:application:billing'] });
+      const res = await timeline(urn, 'STRUCTURED_PROPERTY,APPLICATION');
+      expect(res.map((t) => t.changeEvents.map((e) => `${e.operation} ${e.modifier} ${JSON.stringify(e.parameters ?? null)}`))).toEqual([
+        ['ADD urn:li:structuredProperty:retention {"propertyUrn":"urn:li:structuredProperty:retention","propertyValues":"[30.0]"}', 'ADD urn:li:structuredProperty:tier {"propertyUrn":"urn:li:structuredProperty:tier","propertyValues":"[\\"gold\\"]"}'],
+        ['MODIFY urn:li:structuredProperty:retention {"propertyUrn":"urn:li:structuredProperty:retention","propertyValues":"[90.0]"}'],
+        ['ADD urn:li:application:billing null'],
+      ]);
+      expect(res[2].changeEvents[0].description).toBe(`Application 'billing' added to entity '${urn}'.`);
+    });
+
     it('DOMAIN, DEPRECATION and LINEAGE (upstream datasets)', async () => {
       const urn = dataset(`misc_${uniqueId()}`);
       const up = (n: string) => dataset(`up_${n}`);
@@ -466,8 +481,8 @@ describe('timeline', () => {
     expect((await get('')).status).toBe(400);
     const unknownParameter = await get('?categories=TAG&startVersionStamp=x');
     expect([unknownParameter.status, unknownParameter.body.message]).toEqual([400, expect.stringContaining("'startVersionStamp'")]);
-    const notComputed = await get('?categories=STRUCTURED_PROPERTY');
-    expect([notComputed.status, notComputed.body.message]).toEqual([400, expect.stringContaining('STRUCTURED_PROPERTY')]);
+    const notComputed = await get('?categories=DOCUMENTATION', 'urn:li:glossaryTerm:some_term');
+    expect([notComputed.status, notComputed.body.message]).toEqual([400, expect.stringContaining('DOCUMENTATION timeline of glossaryTerm')]);
     const chart = await get('?categories=TAG', 'urn:li:chart:(looker,c1)');
     expect([chart.status, chart.body.message]).toEqual([400, expect.stringContaining("entity type 'chart'")]);
     // A category DataHub knows that reads nothing for datasets: an empty timeline, as DataHub answers.

@@ -18,7 +18,8 @@ export function timelineRoutes(timeline: TimelineService): RouteDefinition[] {
         "DataHub's answer: transactions (timestamp, actor, semVer and semVerChange by DataHub's rules, versionStamp, change events " +
         'with category, operation, modifier, entityUrn, description and parameters), oldest first. Window: startTime..endTime ' +
         '(epoch ms; default the 7 days before endTime, which defaults to now). Categories: DOCUMENTATION, GLOSSARY_TERM, OWNERSHIP ' +
-        '(or OWNER), TECHNICAL_SCHEMA, TAG, DOMAIN, DEPRECATION and LINEAGE (this service: upstream datasets). When retention ' +
+        '(or OWNER), TECHNICAL_SCHEMA, TAG, DOMAIN, STRUCTURED_PROPERTY, APPLICATION, and (this service) DEPRECATION and LINEAGE ' +
+        '(upstream datasets). When retention ' +
         'trimmed history the window reaches into, header `X-History-Trimmed` lists `aspect=<epoch ms from which its history is kept>`; ' +
         'the oldest kept version of such an aspect is then a starting point, not a change.',
       scope: 'none',

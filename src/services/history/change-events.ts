@@ -15,6 +15,8 @@ export type ChangeCategory =
   | 'TAG'
   | 'DOMAIN'
   | 'DEPRECATION'
+  | 'STRUCTURED_PROPERTY'
+  | 'APPLICATION'
   | 'LINEAGE';
 
 export type ChangeOperation = 'ADD' | 'REMOVE' | 'MODIFY';
@@ -553,6 +555,57 @@ function deprecationEvents(base: Json | null, target: Json, entityUrn: string): 
   ];
 }
 
+/** Structured property assignments added, removed or given other values (MINOR; DataHub's texts and parameters). */
+function structuredPropertyEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+  const events: ChangeEvent[] = [];
+  // Jackson writes a double 1 as 1.0.
+  const values = (a: Json) => `[${list(a.values).map((v) => (typeof v.double === 'number' ? (Number.isInteger(v.double) ? `${v.double}.0` : String(v.double)) : 'string' in v ? JSON.stringify(v.string) : 'null')).join(',')}]`;
+  const event = (a: Json, operation: ChangeOperation, withParameters = true): ChangeEvent => {
+    const property = String(a.propertyUrn);
+    return {
+      entityUrn,
+      category: 'STRUCTURED_PROPERTY',
+      operation,
+      modifier: property,
+      ...(withParameters ? { parameters: { propertyUrn: property, propertyValues: values(a) } } : {}),
+      semVerChange: 'MINOR',
+      description: operation === 'REMOVE' ? `Structured property '${idOf(property)}' removed from entity '${entityUrn}'.` : `Structured property '${idOf(property)}' added to entity '${entityUrn}'.`,
+    };
+  };
+  const b = [...list(base?.properties)].sort((x, y) => compare(String(x.propertyUrn), String(y.propertyUrn)));
+  const t = [...list(target.properties)].sort((x, y) => compare(String(x.propertyUrn), String(y.propertyUrn)));
+  let i = 0;
+  let j = 0;
+  while (i < b.length && j < t.length) {
+    const c = compare(String(b[i].propertyUrn), String(t[j].propertyUrn));
+    if (c === 0) {
+      if (canonical(b[i].values ?? []) !== canonical(t[j].values ?? [])) events.push(event(t[j], 'MODIFY'));
+      i++;
+      j++;
+    } else if (c < 0) events.push(event(b[i++], 'REMOVE', false)); // DataHub leaves these without parameters
+    else events.push(event(t[j++], 'ADD'));
+  }
+  while (i < b.length) events.push(event(b[i++], 'REMOVE'));
+  while (j < t.length) events.push(event(t[j++], 'ADD'));
+  return events;
+}
+
+/** Applications the entity belongs to, added or removed (MINOR). */
+function applicationEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+  const events: ChangeEvent[] = [];
+  const urns = (v: Json | null) => (Array.isArray(v?.applications) ? (v!.applications as unknown[]).map(String) : []);
+  const event = (application: string, operation: 'ADD' | 'REMOVE'): ChangeEvent => ({
+    entityUrn,
+    category: 'APPLICATION',
+    operation,
+    modifier: application,
+    semVerChange: 'MINOR',
+    description: operation === 'ADD' ? `Application '${idOf(application)}' added to entity '${entityUrn}'.` : `Application '${idOf(application)}' removed from entity '${entityUrn}'.`,
+  });
+  merge(urns(base), urns(target), (u) => u, { removed: (u) => events.push(event(u, 'REMOVE')), added: (u) => events.push(event(u, 'ADD')) });
+  return events;
+}
+
 /** Extension (DataHub's timeline has no lineage category): upstream datasets added or removed, or their type changed. */
 function upstreamEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const events: ChangeEvent[] = [];
@@ -590,4 +643,6 @@ export const GENERATORS: Record<string, Generator> = {
   domains: (b, t, u, c) => (c === 'DOMAIN' ? domainEvents(b, t, u) : []),
   deprecation: (b, t, u, c) => (c === 'DEPRECATION' ? deprecationEvents(b, t, u) : []),
   upstreamLineage: (b, t, u, c) => (c === 'LINEAGE' ? upstreamEvents(b, t, u) : []),
+  structuredProperties: (b, t, u, c) => (c === 'STRUCTURED_PROPERTY' ? structuredPropertyEvents(b, t, u) : []),
+  applications: (b, t, u, c) => (c === 'APPLICATION' ? applicationEvents(b, t, u) : []),
 };

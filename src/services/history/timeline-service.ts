@@ -44,20 +44,28 @@ const CATEGORY_ASPECTS: Record<string, Partial<Record<ChangeCategory, string[]>>
     GLOSSARY_TERM: ['glossaryTerms', 'editableSchemaMetadata'],
     TECHNICAL_SCHEMA: ['schemaMetadata'],
     DOMAIN: ['domains'],
+    STRUCTURED_PROPERTY: ['structuredProperties'],
+    APPLICATION: ['applications'],
     DEPRECATION: ['deprecation'],
     LINEAGE: ['upstreamLineage'],
   },
-  glossaryTerm: { OWNERSHIP: ['ownership'], DOMAIN: ['domains'], DEPRECATION: ['deprecation'] },
-  domain: { OWNERSHIP: ['ownership'] },
-  dataProduct: { OWNERSHIP: ['ownership'], TAG: ['globalTags'], GLOSSARY_TERM: ['glossaryTerms'], DOMAIN: ['domains'] },
+  glossaryTerm: { OWNERSHIP: ['ownership'], DOMAIN: ['domains'], STRUCTURED_PROPERTY: ['structuredProperties'], APPLICATION: ['applications'], DEPRECATION: ['deprecation'] },
+  domain: { OWNERSHIP: ['ownership'], STRUCTURED_PROPERTY: ['structuredProperties'] },
+  dataProduct: {
+    OWNERSHIP: ['ownership'],
+    TAG: ['globalTags'],
+    GLOSSARY_TERM: ['glossaryTerms'],
+    DOMAIN: ['domains'],
+    STRUCTURED_PROPERTY: ['structuredProperties'],
+    APPLICATION: ['applications'],
+  },
 };
 
 /** Categories DataHub's timeline computes for these entity types that this service does not: refused, never answered empty. */
 const NOT_IMPLEMENTED: Record<string, string[]> = {
-  dataset: ['STRUCTURED_PROPERTY', 'APPLICATION'],
-  glossaryTerm: ['DOCUMENTATION', 'GLOSSARY_TERM', 'STRUCTURED_PROPERTY', 'APPLICATION'],
-  domain: ['DOCUMENTATION', 'STRUCTURED_PROPERTY'],
-  dataProduct: ['DOCUMENTATION', 'STRUCTURED_PROPERTY', 'APPLICATION', 'ASSET_MEMBERSHIP'],
+  glossaryTerm: ['DOCUMENTATION', 'GLOSSARY_TERM'],
+  domain: ['DOCUMENTATION'],
+  dataProduct: ['DOCUMENTATION', 'ASSET_MEMBERSHIP'],
 };
 
 /** Every category name DataHub's API accepts (its ChangeCategory enum), OWNER for OWNERSHIP, and LINEAGE. */
