@@ -136,11 +136,14 @@ describe('reads as of a moment', () => {
     const job = `urn:li:dataJob:(urn:li:dataFlow:(airflow,flow_${id},prod),job)`;
     const upstreams = (...u: string[]) => ({ upstreams: u.map((dataset) => ({ dataset, type: 'TRANSFORMED' })) });
     const io = (inputs: string[], outputs: string[]) => ({ inputDatasets: inputs, outputDatasets: outputs });
+    let before = 0;
     let t0 = 0;
     let t1 = 0;
     let t2 = 0;
 
     beforeAll(async () => {
+      before = Date.now();
+      await tick();
       // t0: A <- B <- C <- D, and job J reads A and writes G.
       await put(svc, d('B'), 'upstreamLineage', upstreams(d('A')));
       await put(svc, d('C'), 'upstreamLineage', upstreams(d('B')));
@@ -177,7 +180,7 @@ describe('reads as of a moment', () => {
       expect(names(await search({ urn: d('D'), direction: 'UPSTREAM', asOfTime: t0 }))).toEqual(['1 C', '2 B', '3 A']);
       expect(names(await search({ urn: d('D'), direction: 'UPSTREAM', asOfTime: t1 }))).toEqual(['1 C', '2 E']);
       // Before anything was written: nothing.
-      expect((await search({ urn: d('D'), direction: 'UPSTREAM', asOfTime: 1 })).numEntities).toBe(0);
+      expect((await search({ urn: d('D'), direction: 'UPSTREAM', asOfTime: before })).numEntities).toBe(0);
       // Hops bound the walk as today: 2 hops as of t0 stop at B, and say so.
       const two = await search({ urn: d('D'), direction: 'UPSTREAM', asOfTime: t0, maxHops: 2 });
       expect([names(two), two.truncatedBy]).toEqual([['1 C', '2 B'], ['maxHops']]);
@@ -213,7 +216,7 @@ describe('reads as of a moment', () => {
     it('finds edges removed before their records existed: a database without the history index gets it built from the kept versions', async () => {
       const x = d('X');
       await put(svc, x, 'upstreamLineage', upstreams(d('A')));
-      const before = await putThen(svc, x, 'datasetProperties', { name: 'x', customProperties: {} });
+      const linked = await putThen(svc, x, 'datasetProperties', { name: 'x', customProperties: {} });
       await putThen(svc, x, 'upstreamLineage', upstreams(d('B')));
       // As written by a version without :LineagePast records: x's removed edge to A is only in its kept versions.
       const run = (text: string, params: Record<string, unknown> = {}) => svc.graph.driver.executeQuery(text, params, { database: 'neo4j' });
@@ -221,7 +224,7 @@ describe('reads as of a moment', () => {
       await run("MATCH (m:HistoryMeta {name: 'lineagePast'}) DELETE m");
       const fresh = await startTestService();
       try {
-        const res = await fresh.call('POST', '/entities?action=searchAcrossLineage', { urn: d('A'), direction: 'DOWNSTREAM', maxHops: 1, count: 100, asOfTime: before });
+        const res = await fresh.call('POST', '/entities?action=searchAcrossLineage', { urn: d('A'), direction: 'DOWNSTREAM', maxHops: 1, count: 100, asOfTime: linked });
         expect(res.status).toBe(200);
         expect(res.body.value.entities.map((e: { entity: string }) => e.entity)).toContain(x);
         const meta = await run("MATCH (m:HistoryMeta {name: 'lineagePast'}) RETURN m.complete AS complete");
