@@ -1,4 +1,4 @@
-import { HistoryTrimmedError, InvalidInputError } from '../../model/errors';
+import { HistoryTrimmedError } from '../../model/errors';
 
 /** What a read as of a moment needs to know of one aspect's history. */
 export interface KeptHistory {
@@ -7,13 +7,6 @@ export interface KeptHistory {
   from: number;
   /** Older versions were trimmed by retention. */
   trimmed: boolean;
-}
-
-/** An as-of time from a request: epoch milliseconds, not negative. */
-export function asOfTime(raw: unknown, what = 'asOfTime'): number {
-  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new InvalidInputError(`${what} must be epoch milliseconds (a non-negative integer), got ${JSON.stringify(raw)}`);
-  return n;
 }
 
 /**
