@@ -36,3 +36,12 @@ CREATE CONSTRAINT service_process_unique IF NOT EXISTS FOR (p:ServiceProcess) RE
 // Latest aspects by the run that last wrote or observed them, then urn: runs list, describe and rollback page a run in
 // urn order (cypher/runs.cypher). Only latest nodes carry runId.
 CREATE INDEX aspect_run IF NOT EXISTS FOR (a:Aspect) ON (a.runId, a.urn)
+
+// @name lineagePastUnique
+// Lineage edges that were removed, one record per (target, type, source, aspect), sought by target: as-of lineage
+// (cypher/history.cypher) takes them as candidates and checks each against the source's aspect versions.
+CREATE CONSTRAINT lineage_past_unique IF NOT EXISTS FOR (p:LineagePast) REQUIRE (p.target, p.type, p.source, p.aspect) IS UNIQUE
+
+// @name historyMetaUnique
+// State of the history indexes (the :LineagePast backfill of data written before they existed).
+CREATE CONSTRAINT history_meta_unique IF NOT EXISTS FOR (m:HistoryMeta) REQUIRE m.name IS UNIQUE

@@ -105,11 +105,32 @@ CALL () {
     CREATE (:Aspect {urn: row.urn, name: row.name, version: h.version, value: h.value, hash: h.hash,
                      createdTime: h.createdTime, createdActor: h.createdActor, systemMetadata: h.systemMetadata})
   }
-  CALL (row) {
-    WITH row WHERE row.cut > 0
+  // Retention by count. The latest node then says history was trimmed (as-of reads before what is left are refused).
+  CALL (e, row) {
+    WITH e, row WHERE row.cut > 0
     MATCH (old:Aspect {urn: row.urn, name: row.name})
     WHERE old.version > 0 AND old.version <= row.cut
     DETACH DELETE old
+    WITH e, row, count(*) AS gone
+    MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
+    WHERE l.historyTrimmed IS NULL
+    SET l.historyTrimmed = true
+  }
+  // Retention by age (`horizon`): history versions superseded before the horizon go, except the one current at it.
+  CALL (e, row) {
+    WITH e, row WHERE row.horizon IS NOT NULL
+    MATCH (old:Aspect {urn: row.urn, name: row.name})
+    WHERE old.version > 0 AND old.createdTime <= row.horizon
+    WITH e, row, old ORDER BY old.createdTime DESC, old.version DESC
+    WITH e, row, collect(old) AS before
+    WHERE size(before) > 1
+    CALL (before) {
+      UNWIND before[1..] AS gone
+      DETACH DELETE gone
+    }
+    MATCH (e)-[:ASPECT]->(l:Aspect {name: row.name})
+    WHERE l.historyTrimmed IS NULL
+    SET l.historyTrimmed = true
   }
   CALL (e, row) {
     WITH e, row WHERE row.stored
@@ -127,13 +148,18 @@ CALL () {
                                     runId: row.runId, lastObserved: row.lastObserved})
   }
 }
-// Edges whose aspect no longer names their target; matched from the (locked) source, never from the target.
+// Edges whose aspect no longer names their target; matched from the (locked) source, never from the target. A lineage
+// edge leaves a :LineagePast record: as-of lineage (cypher/history.cypher) finds an entity's past upstreams and
+// downstreams through it and checks them against the aspect versions valid at the time asked about.
 CALL () {
   UNWIND $removeEdges AS x
   MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
   USING INDEX SEEK e:Entity(urn)
   WHERE r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
+  WITH x, r, r.isLineage AS lineage
   DELETE r
+  WITH x WHERE lineage
+  MERGE (:LineagePast {target: x.target, type: x.type, source: x.urn, aspect: x.aspect})
 }
 // Column-level lineage edges the owner's aspect no longer declares. Starts from the source node (hinted: a plan made
 // while few column edges existed scanned the owner index instead).

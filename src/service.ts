@@ -35,6 +35,10 @@ import { CatalogService } from './services/catalog';
 import { ListingStore } from './stores/graph/listing-store';
 import { usageRoutes } from './http/routes/usage';
 import { UsageService } from './services/usage';
+import { timelineRoutes } from './http/routes/timeline';
+import { HistoryStore } from './stores/graph/history-store';
+import { TimelineService } from './services/history/timeline-service';
+import { AsOfLineage, LineageBackfill } from './services/history/lineage-as-of';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { TimeseriesService } from './services/timeseries';
@@ -147,7 +151,7 @@ function groupWriterOptions(config: Config) {
  */
 export function createOfflineWritePath(config: Config, registry: Registry, aspectStore: AspectStore, logger: Logger) {
   const writer = writePipeline(aspectStore, new Publisher({}, logger), groupWriterOptions(config), logger);
-  const ingestion = new IngestionService(registry, writer, null, { retention: config.RETENTION_MAX_VERSIONS });
+  const ingestion = new IngestionService(registry, writer, null, { retention: config.RETENTION_MAX_VERSIONS, retentionMaxAgeMs: config.RETENTION_MAX_AGE });
   return { ingestion, close: () => writer.close() };
 }
 
@@ -183,6 +187,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const writer = writePipeline(aspectStore, new Publisher({ indexer, coherence: readCoherence }, logger), groupWriterOptions(config), logger);
   const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
+    retentionMaxAgeMs: config.RETENTION_MAX_AGE,
     pendingDeletes,
     completeDefaults: (items): Promise<void> =>
       completeDefaultBrowsePaths(
@@ -194,7 +199,11 @@ export async function startService(config: Config, backends: BackendAddresses, l
         (name, value) => ingestion.projectStored(name, value),
       ),
   });
-  const retrieval = new RetrievalService(registry, aspectStore);
+  const history = new HistoryStore(graph);
+  const lineageBackfill = new LineageBackfill(registry, history, logger);
+  // In the background: as-of lineage waits for it; a database that had it answers at once.
+  lineageBackfill.start().catch((err) => logger.warn({ err: (err as Error).message }, 'could not build the lineage history index; as-of lineage tries again'));
+  const retrieval = new RetrievalService(registry, aspectStore, history);
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
   runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
   const deletedHitGuard = new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS));
@@ -215,7 +224,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     resultCap: config.LINEAGE_RESULT_CAP,
     maxCount: Math.min(10000, config.LINEAGE_RESULT_CAP),
     deadlineMs: config.LINEAGE_DEADLINE_MS,
-  });
+  }, new AsOfLineage(registry, history, lineageBackfill));
   const tokenSecret = resolveTokenSecret(config, ROOT_DIR);
   if (!config.TOKEN_SECRET && config.NEO4J_URI) logger.warn({ file: tokenSecret.source }, 'TOKEN_SECRET is not set; tokens are signed with the secret kept in this file');
   const requirement = authRequirement(config);
@@ -250,6 +259,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
       ...referencesRoutes(references),
       ...catalogRoutes(catalog),
       ...usageRoutes(usage),
+      ...timelineRoutes(new TimelineService(registry, history)),
     ],
     serverConfig: () => ({
       noCode: 'true',

@@ -25,6 +25,16 @@ const url = (protocols: string[]) =>
   }, `expected a URL with scheme ${protocols.join(' or ')}`);
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+/** A duration such as 90d, 12h, 30m, 45s or 2w, in milliseconds. */
+const duration = z
+  .string()
+  .regex(/^\d+(s|m|h|d|w)$/, 'expected a duration such as 45s, 30m, 12h, 90d or 2w')
+  .transform((v) => {
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[v.slice(-1) as 's' | 'm' | 'h' | 'd' | 'w'];
+    return Number(v.slice(0, -1)) * unit;
+  })
+  .refine((ms) => ms > 0 && Number.isSafeInteger(ms), 'must be positive');
 const positiveInt = z.coerce.number().int().positive();
 
 export const configSchema = z.object({
@@ -51,6 +61,8 @@ export const configSchema = z.object({
   BACKEND_TIMEOUT_MS: positiveInt.default(5000),
   HEALTH_CHECK_INTERVAL_MS: positiveInt.default(2000),
   RETENTION_MAX_VERSIONS: positiveInt.default(20),
+  /** Unset: no age bound. Otherwise history older than this is trimmed when its aspect is next written (src/services/write-path). */
+  RETENTION_MAX_AGE: duration.optional(),
   OUTBOX_BATCH_SIZE: positiveInt.default(500),
   OUTBOX_POLL_MS: positiveInt.default(200),
   OUTBOX_IDLE_POLL_MS: positiveInt.default(2000),

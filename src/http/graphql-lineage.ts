@@ -83,6 +83,8 @@ export const lineageTypeDefs = /* GraphQL */ `
     maxHops: Int
     "This service: fail with a deadline error rather than answer later than this."
     deadlineMs: Int
+    "This service: the lineage as it was at this moment (epoch ms), from the lineage aspects' versions valid then."
+    asOfTime: Long
   }
 
   input SearchAcrossLineageInput {
@@ -99,6 +101,7 @@ export const lineageTypeDefs = /* GraphQL */ `
     lineageFlags: LineageFlags
     maxHops: Int
     deadlineMs: Int
+    asOfTime: Long
   }
 
   interface Entity {
@@ -224,6 +227,7 @@ interface LineageInput {
   lineageFlags?: { entitiesExploredPerHopLimit?: number | null } | null;
   maxHops?: number | null;
   deadlineMs?: number | null;
+  asOfTime?: number | null;
 }
 
 /** An entity as the resolvers below read it: urn, model type and the aspects the traversal brought along. */
@@ -277,6 +281,7 @@ function toRequest(input: LineageInput, start: number) {
     includeRemoved: input.searchFlags?.includeSoftDeleted === true,
     start,
     count: input.count ?? 10,
+    asOfTime: input.asOfTime,
   };
 }
 

@@ -103,6 +103,7 @@ function extensionsFor(status: number): { code: number; type: string } {
   if (status === 401) return { code: 401, type: 'UNAUTHENTICATED' };
   if (status === 403) return { code: 403, type: 'UNAUTHORIZED' };
   if (status === 404) return { code: 404, type: 'NOT_FOUND' };
+  if (status === 410) return { code: 410, type: 'HISTORY_TRIMMED' };
   if (status === 503) return { code: 503, type: 'SERVICE_UNAVAILABLE' };
   return { code: 500, type: 'SERVER_ERROR' };
 }

@@ -78,6 +78,11 @@ export class OverloadedError extends DomainError {
   }
 }
 
+/** A read as of a moment before the history retention kept (the answer could be wrong, so there is none). */
+export class HistoryTrimmedError extends DomainError {
+  readonly status = 410;
+}
+
 /** A bounded query (lineage) did not finish within its deadline; never answered as a silent partial result. */
 export class DeadlineExceededError extends DomainError {
   readonly status = 504;

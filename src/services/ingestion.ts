@@ -41,6 +41,8 @@ export interface DeleteRequest {
 
 export interface IngestionOptions {
   retention: number;
+  /** RETENTION_MAX_AGE in ms: history no longer current this long ago is trimmed too (unset: no age bound). */
+  retentionMaxAgeMs?: number;
   now?: () => number;
   /**
    * Marks entities in the search engine before a delete commits (PendingDeleteMarkers), so searches can drop their
@@ -298,6 +300,7 @@ export class IngestionService {
       now,
       systemMetadata: JSON.stringify(systemMetadata),
       retention: this.options.retention,
+      retentionMaxAgeMs: this.options.retentionMaxAgeMs ?? null,
       defaults: this.defaultsFor(urn, entity, aspect),
     };
   }

@@ -2,6 +2,8 @@ import { systemActor } from '../auth';
 import { InvalidInputError, NotFoundError, ValidationError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { AspectStore, Relationship, StoredAspect } from '../stores/graph/aspect-store';
+import type { HistoryStore } from '../stores/graph/history-store';
+import { assertKept } from './history/as-of';
 
 export interface AspectEnvelope {
   name: string;
@@ -25,6 +27,8 @@ export class RetrievalService {
   constructor(
     private readonly registry: Registry,
     private readonly store: AspectStore,
+    /** Reads as of a moment (absent: refused). */
+    private readonly history: HistoryStore | null = null,
   ) {}
 
   /** Latest aspects; the key aspect is always present, derived from the URN when never written. */
@@ -42,8 +46,35 @@ export class RetrievalService {
     return { urn, entity, aspects: wanted.sort((a, b) => a.name.localeCompare(b.name)) };
   }
 
-  async entityV2(rawUrn: unknown, names: string[] | null) {
-    const { urn, entity, aspects } = await this.latestWithKey(rawUrn, names);
+  /** Aspects as they were at `t` (epoch ms): per aspect the version then valid; a moment before trimmed history is refused. */
+  private async atWithKey(rawUrn: unknown, names: string[] | null, t: number) {
+    const { urn, entity } = this.registry.parseEntityUrn(rawUrn);
+    if (names) for (const name of names) this.registry.aspectFor(entity, name);
+    if (!this.history) throw new InvalidInputError('Reads as of a moment are not available here');
+    const kept = await this.history.aspectsAt(urn.raw, names ? [...new Set([...names, entity.keyAspect])] : null, t);
+    const stored: StoredAspect[] = [];
+    for (const a of kept) {
+      assertKept(urn.raw, a, t);
+      if (a.at) {
+        stored.push({
+          name: a.name,
+          version: a.at.version,
+          value: JSON.parse(a.at.value) as Record<string, unknown>,
+          created: { time: a.at.createdTime, actor: a.at.createdActor },
+          systemMetadata: a.at.systemMetadata ? (JSON.parse(a.at.systemMetadata) as Record<string, unknown>) : null,
+        });
+      }
+    }
+    if (!stored.some((a) => a.name === entity.keyAspect)) {
+      const key = this.registry.keyAspectFor(urn, entity);
+      stored.push({ name: key.aspect.name, version: 0, value: key.value, created: { time: 0, actor: systemActor(this.registry.urnNamespace) }, systemMetadata: null });
+    }
+    return { urn, entity, aspects: stored.sort((a, b) => a.name.localeCompare(b.name)) };
+  }
+
+  /** `asOf`: the aspects as they were then (epoch ms) instead of the latest. */
+  async entityV2(rawUrn: unknown, names: string[] | null, asOf?: number) {
+    const { urn, entity, aspects } = asOf === undefined ? await this.latestWithKey(rawUrn, names) : await this.atWithKey(rawUrn, names, asOf);
     const envelopes: Record<string, AspectEnvelope> = {};
     for (const a of aspects) envelopes[a.name] = this.envelope(a);
     return { urn: urn.raw, entityName: entity.name, aspects: envelopes };
@@ -63,11 +94,22 @@ export class RetrievalService {
     return { value: { [entity.snapshot]: snapshot } };
   }
 
-  /** `{version, aspect: {<fully qualified record name>: value}}`; 404 when that version does not exist. */
-  async versionedAspect(rawUrn: unknown, aspectName: unknown, version: number) {
+  /**
+   * `{version, aspect: {<fully qualified record name>: value}}`; 404 when that version does not exist. `asOf` (epoch ms,
+   * with version 0): the version valid then; 404 when the aspect did not exist yet, 410 when that history was trimmed.
+   */
+  async versionedAspect(rawUrn: unknown, aspectName: unknown, version: number, asOf?: number) {
     const { urn, entity } = this.registry.parseEntityUrn(rawUrn);
     const spec = this.registry.aspectFor(entity, aspectName);
     if (spec.timeseries) throw new ValidationError(`'${spec.name}' is a time-series aspect; use getTimeseriesAspectValues`);
+    if (asOf !== undefined) {
+      if (version !== 0) throw new InvalidInputError('Give either version or asOfTime, not both');
+      if (!this.history) throw new InvalidInputError('Reads as of a moment are not available here');
+      const kept = (await this.history.aspectsAt(urn.raw, [spec.name], asOf)).find((a) => a.name === spec.name);
+      if (kept) assertKept(urn.raw, kept, asOf);
+      if (!kept?.at) throw new NotFoundError(`Aspect '${spec.name}' of ${urn.raw} did not exist at ${asOf}`);
+      return { version: kept.at.version, aspect: { [spec.recordName]: JSON.parse(kept.at.value) as Record<string, unknown> } };
+    }
     const stored = await this.store.version(urn.raw, spec.name, version);
     if (!stored) throw new NotFoundError(`No version ${version} of aspect '${spec.name}' for ${urn.raw}`);
     return { version: stored.version, aspect: { [spec.recordName]: stored.value } };

@@ -17,6 +17,7 @@ const common: Record<string, Schema> = {
   deadlineMs: { type: 'integer', minimum: 1, description: 'Answer within this or fail with 504 (at most LINEAGE_DEADLINE_MS, default 10,000)' },
   includeSoftDeleted: { type: 'boolean', default: false },
   count: { type: 'integer', minimum: 0, default: 10, description: 'At most 10,000' },
+  asOfTime: { type: 'integer', minimum: 0, description: 'Epoch ms: the lineage as it was then, from the lineage aspects\' versions valid then (410 before the kept history)' },
 };
 
 function request(body: Record<string, unknown>, start: number) {
@@ -35,6 +36,7 @@ function request(body: Record<string, unknown>, start: number) {
     includeRemoved: body.includeSoftDeleted === true,
     start,
     count: body.count as number,
+    asOfTime: body.asOfTime as number | undefined,
   };
 }
 

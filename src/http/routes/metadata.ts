@@ -134,7 +134,12 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       summary: 'Latest aspects of an entity (always including its key aspect)',
       scope: 'none',
       pathParams: { urn: 'URL-encoded entity urn' },
-      query: { properties: { aspects: { type: 'array', items: { type: 'string' }, description: 'List(a,b), a single name, or repeated' } } },
+      query: {
+        properties: {
+          aspects: { type: 'array', items: { type: 'string' }, description: 'List(a,b), a single name, or repeated' },
+          asOfTime: { type: 'integer', minimum: 0, description: 'Epoch ms: each aspect as it was then (410 if retention trimmed that history)' },
+        },
+      },
       example: {
         response: {
           urn: 'urn:li:tag:pii',
@@ -142,7 +147,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
           aspects: { tagKey: { name: 'tagKey', type: 'VERSIONED', version: 0, value: { name: 'pii' }, created: { time: 0, actor: 'urn:li:corpuser:__datahub_system' } } },
         },
       },
-      handle: async ({ params, query }) => retrieval.entityV2(params.urn, (query.aspects as string[] | undefined) ?? null),
+      handle: async ({ params, query }) => retrieval.entityV2(params.urn, (query.aspects as string[] | undefined) ?? null, query.asOfTime as number | undefined),
     },
     {
       operationId: 'getEntity',
@@ -164,11 +169,15 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       scope: 'none',
       pathParams: { urn: 'URL-encoded entity urn' },
       query: {
-        properties: { aspect: { type: 'string', minLength: 1 }, version: { type: 'integer', default: 0 } },
+        properties: {
+          aspect: { type: 'string', minLength: 1 },
+          version: { type: 'integer', default: 0 },
+          asOfTime: { type: 'integer', minimum: 0, description: 'Epoch ms, instead of version: the version valid then (404: none yet; 410: trimmed by retention)' },
+        },
         required: ['aspect'],
       },
       example: { response: { version: 0, aspect: { 'com.linkedin.common.Status': { removed: false } } } },
-      handle: async ({ params, query }) => retrieval.versionedAspect(params.urn, query.aspect, query.version as number),
+      handle: async ({ params, query }) => retrieval.versionedAspect(params.urn, query.aspect, query.version as number, query.asOfTime as number | undefined),
     },
     {
       operationId: 'getRelationships',

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
 import { platformName, tryParseUrn } from '../../model/urn';
-import type { LineageDirection, LineageFilterGroup, LineagePage, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
+import type { LineageDirection, LineageFilterGroup, LineagePage, LineageQuery, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
 
 export interface LineageLimits {
   /** Hard cap on hops; "3+" and an absent degree filter mean "up to this". */
@@ -36,6 +36,13 @@ export interface LineageRequest {
   includeRemoved?: boolean;
   start?: number;
   count?: number;
+  /** Epoch ms: the lineage as it was then (src/services/history/lineage-as-of.ts). */
+  asOfTime?: number | null;
+}
+
+/** Walks lineage as it was at a moment. */
+export interface AsOfWalker {
+  traverse(q: LineageQuery, t: number): Promise<LineagePage>;
 }
 
 export type LineageBound = 'maxHops' | 'fanOut' | 'results';
@@ -62,6 +69,7 @@ export class LineageService {
     private readonly registry: Registry,
     private readonly store: LineageStore,
     readonly limits: LineageLimits,
+    private readonly asOf: AsOfWalker | null = null,
   ) {}
 
   /** The namespace of this service's urns (platform urns in filters and answers). */
@@ -72,7 +80,12 @@ export class LineageService {
   async lineage(request: LineageRequest): Promise<LineageResult> {
     const plan = this.resolve(request);
     const directions: LineageDirection[] = request.direction === 'BOTH' ? ['UPSTREAM', 'DOWNSTREAM'] : [request.direction];
-    const pages = await Promise.all(directions.map((direction) => this.store.traverse({ ...plan.query, direction })));
+    const t = request.asOfTime;
+    if (t !== undefined && t !== null && (!Number.isSafeInteger(t) || t < 0)) throw new InvalidInputError('asOfTime must be epoch milliseconds (a non-negative integer)');
+    if (t !== undefined && t !== null && !this.asOf) throw new InvalidInputError('Lineage as of a moment is not available here');
+    const walk = (direction: LineageDirection) =>
+      t !== undefined && t !== null ? this.asOf!.traverse({ ...plan.query, direction }, t) : this.store.traverse({ ...plan.query, direction });
+    const pages = await Promise.all(directions.map(walk));
     return this.merge(plan, directions, pages);
   }
 

@@ -54,6 +54,8 @@ export type GroupPlan = {
     copySystemMetadata: string | null;
     history: (AspectValue & { version: number; systemMetadata: string })[];
     cut: number;
+    /** Age retention: history versions no longer current at this time (epoch ms) go; null: no age bound. */
+    horizon: number | null;
     /** History versions deleted (a revert's). */
     drop: number[];
     stored: boolean;
@@ -106,6 +108,8 @@ export type WriteItem =
       now: number;
       systemMetadata: string;
       retention: number;
+      /** History versions no longer current this long ago are trimmed too (RETENTION_MAX_AGE); null: no age bound. */
+      retentionMaxAgeMs?: number | null;
       /**
        * Aspects created only when the entity lacks them (key aspect, default browse paths). Their values are computed
        * only then: most writes go to entities that have them.
@@ -206,6 +210,8 @@ interface AspectState {
   copySystemMetadata: string | null;
   history: (AspectValue & { version: number; systemMetadata: string })[];
   cut: number;
+  /** History no longer current at this time is trimmed (age retention); null: none. */
+  horizon: number | null;
   /** History versions to delete (a revert's survivor and the versions after it). */
   drop: number[];
   /** The stored value's edges are to be rewritten (a restore), though the value stays. */
@@ -244,6 +250,7 @@ function emptyAspect(name: string): AspectState {
     copySystemMetadata: null,
     history: [],
     cut: 0,
+    horizon: null,
     drop: [],
     reprojected: false,
     changed: false,
@@ -410,6 +417,7 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
       }
       a.top = next;
       a.cut = Math.max(a.cut, next - item.retention);
+      if (item.retentionMaxAgeMs) a.horizon = item.now - item.retentionMaxAgeMs;
     }
     a.current = { value: projected.value, hash: projected.hash, parsed: projected.parsed, createdTime: item.now, createdActor: item.actor, fromStore: false };
     a.currentSystemMetadata = item.systemMetadata;
@@ -508,6 +516,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
         copySystemMetadata: copy === null ? null : a.copySystemMetadata,
         history: a.history.filter((h) => h.version > a.cut),
         cut: a.cut,
+        horizon: a.changed ? a.horizon : null,
         stored,
         drop: a.drop,
         latest: a.changed && a.current ? { value: a.current.value, hash: a.current.hash, createdTime: a.current.createdTime, createdActor: a.current.createdActor } : null,
@@ -564,8 +573,8 @@ export function rehearsalGroup(now = Date.now()): { requests: LockRequest[]; pla
   const plan: GroupPlan = {
     wipes: [{ urn, names: ['a'] }, { urn, names: null }],
     rows: [
-      { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
-      { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
+      { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, horizon: now - 1000, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
+      { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, horizon: null, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
     ],
     removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
     removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],

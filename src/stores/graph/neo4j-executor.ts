@@ -171,7 +171,16 @@ export class Neo4jExecutor {
     params: Record<string, unknown> = {},
     options: { mode?: 'READ' | 'WRITE'; timeoutMs?: number } = {},
   ): Promise<Neo4jRecord[]> {
-    const text = this.cypher.get(statement);
+    return this.queryText(caller, this.cypher.get(statement), params, options);
+  }
+
+  /** `query` for a statement built from a template of the library (relationship types filled in). */
+  async queryText(
+    caller: string,
+    text: string,
+    params: Record<string, unknown> = {},
+    options: { mode?: 'READ' | 'WRITE'; timeoutMs?: number } = {},
+  ): Promise<Neo4jRecord[]> {
     const config = { timeout: options.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
     const accessMode = options.mode === 'WRITE' ? neo4j.session.WRITE : neo4j.session.READ;
     for (let attempt = 1; ; attempt++) {
