@@ -460,6 +460,8 @@ export function searchTypeDefs(names: EntityTypeNames): string {
 interface EntityRef {
   urn: string;
   type?: string;
+  /** Aspects a lineage walk brought along (as of its moment, for an as-of walk): they win over a fresh read. */
+  aspects?: Map<string, Record<string, unknown>>;
 }
 
 type Aspect = Record<string, unknown>;
@@ -638,7 +640,8 @@ export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
     }
     return loader;
   };
-  const aspect = async (e: EntityRef, name: string, ctx: object): Promise<Aspect | null> => (await loaderFor(ctx).load(e.urn)).get(name) ?? null;
+  const aspect = async (e: EntityRef, name: string, ctx: object): Promise<Aspect | null> =>
+    e.aspects?.get(name) ?? (await loaderFor(ctx).load(e.urn)).get(name) ?? null;
 
   const type = (e: EntityRef) => names.graphql(modelOf(e));
   const platform = async (e: EntityRef, _: unknown, ctx: object) => {
