@@ -49,7 +49,7 @@ export interface RollbackRequest {
 /** Entities per page of a rollback: each page is read, planned and committed on its own, so a rollback can resume. */
 const ENTITIES_PER_PAGE = 500;
 /** Write items per transaction. */
-const ITEMS_PER_UNIT = 1000;
+const ITEMS_PER_UNIT = 2500;
 const SUMMARY_ROWS = 100;
 
 function runIdOf(systemMetadata: string | null): string | null {
@@ -132,10 +132,7 @@ export class RunService {
       next = plan(last);
       next.catch(() => undefined); // a failure surfaces when awaited
       if (dryRun) continue;
-      // Units of one page touch disjoint entities: the group writer may run them side by side.
-      const units: Promise<unknown>[] = [];
-      for (let i = 0; i < items.length; i += ITEMS_PER_UNIT) units.push(this.ingestion.submit(items.slice(i, i + ITEMS_PER_UNIT)));
-      await Promise.all(units);
+      for (let i = 0; i < items.length; i += ITEMS_PER_UNIT) await this.ingestion.submit(items.slice(i, i + ITEMS_PER_UNIT));
     }
     if (this.timeseries) response.timeseriesRowsDeleted = await this.timeseries.rowsOfRun(runId, !dryRun);
     this.logger.info({ runId, dryRun, safe, ...response, aspectRowSummaries: undefined, unsafeEntities: undefined }, 'rollback');
