@@ -8,7 +8,7 @@ import { backends, compareWithRaw, flag, http, report, startServiceProcess, stri
  * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
  * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included. entitiesV2 is also sent
  * through a bare node:http server (bench/http-floor.ts), the floor the service's ratio is read against.
- * Service processes serve cached entities without asking Neo4j (ProcessLease; every write tells them first): entitiesV2
+ * The service processes here serve cached entities without asking Neo4j (READ_CACHE_UNCHECKED=true; every write tells them first): entitiesV2
  * is measured again with requests alternating between two service processes, and through a process that checks every
  * cached copy with Neo4j (READ_CACHE_UNCHECKED=false).
  *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32] [--only entitiesV2|relationships]
@@ -52,7 +52,7 @@ function schema(i: number) {
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
   const rows: Record<string, Record<string, unknown>> = {};
-  const service = await startServiceProcess(b);
+  const service = await startServiceProcess(b, { READ_CACHE_UNCHECKED: 'true' });
   const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 100, disableLosslessIntegers: true });
   try {
     for (let start = 0; start < datasets; start += 100) {
@@ -106,7 +106,7 @@ async function main() {
     }
     if (!only || 'entitiesV2'.startsWith(only)) {
       const entity = (n: number) => `/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`;
-      const second = await startServiceProcess(b);
+      const second = await startServiceProcess(b, { READ_CACHE_UNCHECKED: 'true' });
       try {
         // A process trusts its cache once every write begun before it started can have ended (BACKEND_TIMEOUT_MS + 3.5 s).
         await new Promise((resolve) => setTimeout(resolve, 9000));
