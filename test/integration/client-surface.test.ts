@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runProcess } from '../support/datahub-client';
 import { enc, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
@@ -12,22 +12,6 @@ import { enc, startTestService, uniqueId, type TestService } from '../support/se
 
 const PYTHON_DIR = join(__dirname, '..', 'python');
 const SETUP_TIMEOUT_MS = 15 * 60_000;
-const PROCESS_TIMEOUT_MS = 3 * 60_000;
-
-interface ProcessResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runProcess(file: string, args: string[], env: NodeJS.ProcessEnv, timeout = PROCESS_TIMEOUT_MS): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { env, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(new Error(`${file} failed to run: ${err.message}\n${stderr}`));
-      resolve({ code: err ? (err.code as number) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
 
 describe('the rest of the official client surface', () => {
   let svc: TestService;
@@ -107,7 +91,7 @@ describe('the rest of the official client surface', () => {
   beforeAll(async () => {
     svc = await startTestService();
     home = await mkdtemp(join(tmpdir(), 'datahub-surface-home-'));
-    const setup = await runProcess('bash', [join(PYTHON_DIR, 'setup-venv.sh')], process.env, SETUP_TIMEOUT_MS);
+    const setup = await runProcess('bash', [join(PYTHON_DIR, 'setup-venv.sh')], process.env, { timeout: SETUP_TIMEOUT_MS });
     if (setup.code !== 0) throw new Error(`setup-venv.sh failed (${setup.code}):\n${setup.stderr}`);
     venv = setup.stdout.trim().split('\n').pop()!;
 
