@@ -2,7 +2,7 @@ import { valuesAt, type EntitySpec, type Registry } from '../../model/registry';
 import { browseListing, normalizeBrowsePath } from '../../model/browse-paths';
 import { tryParseUrn } from '../../model/urn';
 import { companionFields, searchableFields } from '../../stores/search/mappings';
-import { analyze, innerTokens } from '../search/text-analysis';
+import { analyze, innerTokens, urnIdTokens } from '../search/text-analysis';
 
 export type SearchDocument = Record<string, unknown>;
 
@@ -26,17 +26,6 @@ function withAncestors(path: string): string[] {
 
 const TEXT_TYPES = new Set(['TEXT', 'TEXT_PARTIAL', 'WORD_GRAM']);
 
-/** The ids of a URN and of the URNs in its tuple, split into words: urn:li:tag:LegacyTag → legacytag, legacy, tag. */
-function urnIdTokens(value: string): string[] {
-  const urn = tryParseUrn(value);
-  if (!urn) return [];
-  return urn.parts.flatMap((p) => analyze(p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
-}
-
-/** DataHub's urn_component: the entity's own URN is searchable by its parts (platform, name, origin). */
-function ownUrnTokens(urn: string): string[] {
-  return urnIdTokens(urn);
-}
 
 function flatten(value: unknown): unknown[] {
   if (value === null || value === undefined) return [];
@@ -96,7 +85,7 @@ export function buildDocument(registry: Registry, entity: EntitySpec, urn: strin
 export function documentFromFragments(registry: Registry, entity: EntitySpec, urn: string, fragments: ReadonlyMap<string, AspectFragment>): SearchDocument {
   const doc: SearchDocument = { urn, entityType: entity.name, removed: false };
   const names = new Set<string>();
-  const urnTokens = new Set<string>(ownUrnTokens(urn));
+  const urnTokens = new Set<string>(urnIdTokens(urn));
   const textParts = new Set<string>();
   const counts = new Map<string, number>();
   for (const [fieldName, sources] of slotsOf(registry, entity).byField) {

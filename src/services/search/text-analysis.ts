@@ -7,6 +7,9 @@
  * split the same way before it is sent. Both engines then answer alike.
  */
 
+import { LRUCache } from 'lru-cache';
+import { tryParseUrn } from '../../model/urn';
+
 /** DataHub's main tokenizer: whitespace and `(),./:` (also `\` and `;`, which no name uses as a word character). */
 const MAIN_SEPARATORS = /[\s(),./:\\;]+/u;
 /** Between the words of a token: `_`, `-` and anything that is neither a letter nor a digit. */
@@ -32,7 +35,9 @@ export function subwords(word: string): string[] {
  * adjacent (a phrase) and not only each anywhere. `covid19_geotab.us_border` → covid19_geotab.us_border,
  * covid19_geotab, covid19, geotab, "covid 19 geotab", us_border, us, border, "us border".
  */
-export function analyze(value: string): string[] {
+export const analyze = remembered(analyzeValue);
+
+function analyzeValue(value: string): string[] {
   const out = new Set<string>();
   const add = (t: string) => t !== '' && out.add(t.toLowerCase());
   add(value.trim());
@@ -51,7 +56,9 @@ export function analyze(value: string): string[] {
  * Only what a `standard` analysis of the value would not find itself: per token that has words inside (`_`, case
  * changes, digits), those words in order ("customer email"); so long descriptions do not double the document.
  */
-export function innerTokens(value: string): string[] {
+export const innerTokens = remembered(innerTokensOf);
+
+function innerTokensOf(value: string): string[] {
   const out = new Set<string>();
   for (const token of value.split(MAIN_SEPARATORS)) {
     if (SIMPLE_TOKEN.test(token)) continue;
@@ -62,6 +69,30 @@ export function innerTokens(value: string): string[] {
     if (parts.length > 1) out.add(parts.join(' ').toLowerCase());
   }
   return [...out];
+}
+
+/**
+ * The ids of a URN and of the URNs in its tuple, split into words: urn:li:tag:LegacyTag → legacytag, legacy, tag. Also
+ * DataHub's urn_component: an entity's own URN is searchable by its parts (platform, name, origin).
+ */
+export const urnIdTokens = remembered((value) => {
+  const urn = tryParseUrn(value);
+  if (!urn) return [];
+  return urn.parts.flatMap((p) => analyze(p.startsWith('urn:') ? (tryParseUrn(p)?.id ?? p) : p));
+});
+
+/**
+ * A splitter that remembers its answers for recent values (bounded by their total length). An entity's document is
+ * rebuilt from all its aspects after each write, and field names recur across datasets, so most values it splits have
+ * been split before. The answers are shared: callers only read them.
+ */
+function remembered(split: (value: string) => string[]): (value: string) => readonly string[] {
+  const answers = new LRUCache<string, string[]>({ maxSize: 8_000_000, sizeCalculation: (words, value) => value.length + 16 * words.length + 64 });
+  return (value) => {
+    let words = answers.get(value);
+    if (!words) answers.set(value, (words = split(value)));
+    return words;
+  };
 }
 
 /** The words a query term stands for when split like indexed text (`SampleKafka` → sample, kafka); [] when it is one. */

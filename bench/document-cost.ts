@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { Registry } from '../src/model/registry';
+import { aspectFragment, documentFromFragments, type AspectFragment } from '../src/services/indexing/document';
+import { flag, ROOT } from './lib';
+
+/**
+ * CPU cost of the search documents of an ingest (the indexer's share of bench/ingest.ts a–c, without any server): N
+ * datasets get bench/ingest.ts's five aspects one after another, and after each the entity's document is rebuilt from
+ * its fragments, as the indexer does per outbox entry. Prints µs per aspect (median of --rounds).
+ *   npx tsx bench/document-cost.ts [--datasets 3000] [--rounds 7]
+ */
+const datasets = flag('datasets', 3000);
+const rounds = flag('rounds', 7);
+const registry = Registry.load(join(ROOT, 'schema'), 'li');
+const entity = registry.entities.get('dataset')!;
+const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,bench.db_${i % 50}.table_${i},PROD)`;
+const skewed = (i: number, n: number, salt: number) => Math.min(n - 1, Math.floor(n * ((((Math.imul(i + 1, 2654435761) ^ salt) >>> 0) / 2 ** 32) ** 3)));
+
+function aspects(i: number): [string, Record<string, unknown>][] {
+  const stamp = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:bench' };
+  const kinds = ['id', 'name', 'amount', 'created_at', 'status'];
+  return [
+    ['datasetProperties', { name: `table_${i}`, qualifiedName: `bench.db_${i % 50}.table_${i}`, description: `Benchmark table ${i}: ${'orders customers payments events sessions '.repeat(1 + (i % 6))}`.trim(), customProperties: { team: `team_${i % 7}` } }],
+    ['schemaMetadata', {
+      schemaName: `table_${i}`, platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } },
+      fields: Array.from({ length: 5 + skewed(i, 76, 7) }, (_, f) => ({
+        fieldPath: `col_${f}_${kinds[f % 5]}`, nativeDataType: 'varchar(32)', type: { type: { 'com.linkedin.schema.StringType': {} } },
+        nullable: true, description: f % 2 ? `Column ${f} of table ${i}, as loaded from the upstream system` : undefined, recursive: false, isPartOfKey: f === 0,
+      })),
+    }],
+    ['ownership', { owners: [{ owner: `urn:li:corpuser:user_${skewed(i, 500, 11)}`, type: 'DATAOWNER' }], lastModified: stamp }],
+    ['globalTags', { tags: [{ tag: `urn:li:tag:tag_${skewed(i, 200, 17)}` }] }],
+    ['upstreamLineage', { upstreams: [{ dataset: urnOf(Math.max(0, i - 1)), type: 'TRANSFORMED', auditStamp: stamp }] }],
+  ];
+}
+
+const perAspect: number[] = [];
+for (let r = 0; r < rounds; r++) {
+  // Fresh datasets each round, as an ingest writes each once: nothing is recomputed from an earlier round's values by chance.
+  const inputs = Array.from({ length: datasets }, (_, i) => aspects(r * datasets + i));
+  const start = process.cpuUsage();
+  for (let i = 0; i < datasets; i++) {
+    const fragments = new Map<string, AspectFragment>();
+    for (const [name, value] of inputs[i]) {
+      fragments.set(name, aspectFragment(registry, entity, name, value));
+      documentFromFragments(registry, entity, urnOf(r * datasets + i), fragments);
+    }
+  }
+  const used = process.cpuUsage(start);
+  perAspect.push((used.user + used.system) / (datasets * 5));
+}
+perAspect.sort((a, b) => a - b);
+console.log(JSON.stringify({ datasets, rounds, 'cpu µs per aspect (median)': +perAspect[rounds >> 1].toFixed(1), all: perAspect.map((x) => +x.toFixed(1)) }));
