@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { InvalidInputError } from './errors';
 
 /** A parsed URN: `urn:<namespace>:<entityType>:<id>`, where id may be a tuple `(a,b,c)` whose members may be URNs. */
@@ -22,25 +23,36 @@ const ENTITY_TYPE = /^[a-zA-Z][a-zA-Z0-9]*$/;
 function splitTuple(inner: string): string[] | null {
   const parts: string[] = [];
   let depth = 0;
-  let current = '';
-  for (const ch of inner) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (depth < 0) return null;
-    if (ch === ',' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += ch;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner.charCodeAt(i);
+    if (ch === 40 /* ( */) depth++;
+    else if (ch === 41 /* ) */ && --depth < 0) return null;
+    else if (ch === 44 /* , */ && depth === 0) {
+      parts.push(inner.slice(start, i));
+      start = i + 1;
     }
   }
   if (depth !== 0) return null;
-  parts.push(current);
+  parts.push(inner.slice(start));
   return parts;
 }
 
+/**
+ * Parsed URNs of recent strings (bounded by their length): the same URNs (an entity's, its tags', owners' and
+ * platform's) are parsed again at every stage of a write and by the indexer. A parsed URN is immutable.
+ */
+const parsed = new LRUCache<string, { urn: Urn | null }>({ maxSize: 4_000_000, sizeCalculation: (_, raw) => 3 * raw.length + 200 });
+
 export function tryParseUrn(raw: unknown): Urn | null {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URN_BYTES || Buffer.byteLength(raw) > MAX_URN_BYTES) return null;
+  if (typeof raw !== 'string' || raw.length > MAX_URN_BYTES) return null;
+  let known = parsed.get(raw);
+  if (!known) parsed.set(raw, (known = { urn: parseUncached(raw) }));
+  return known.urn;
+}
+
+function parseUncached(raw: string): Urn | null {
+  if (raw.length === 0 || Buffer.byteLength(raw) > MAX_URN_BYTES) return null;
   // Control characters, and lone surrogates (no UTF-8 for them: the engine would store another id than Neo4j).
   if (/[\u0000-\u001f]/.test(raw) || LONE_SURROGATE.test(raw)) return null;
   const m = /^urn:([a-zA-Z0-9]+):([^:]+):(.+)$/s.exec(raw);

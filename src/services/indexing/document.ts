@@ -89,12 +89,14 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   const textParts = new Set<string>();
   const counts = new Map<string, number>();
   for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
-    // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas.
-    const values = new Set<unknown>();
+    // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas;
+    // made only for a field that has values (most of an entity type's fields have none).
+    let values: Set<unknown> | undefined;
     for (const { aspect, slot, field } of sources) {
-      const fragment = fragments.get(aspect);
-      if (!fragment) continue;
-      for (const v of fragment.values[slot] ?? []) {
+      const slotValues = fragments.get(aspect)?.values[slot];
+      if (!slotValues || slotValues.length === 0) continue;
+      values ??= new Set<unknown>();
+      for (const v of slotValues) {
         values.add(v);
         // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
         if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
@@ -107,8 +109,8 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
         }
       }
     }
+    if (!values) continue;
     counts.set(fieldName, values.size);
-    if (values.size === 0) continue;
     if (fieldName === 'removed') doc.removed = values.has(true);
     else doc[fieldName] = values.size === 1 ? values.values().next().value : [...values];
   }
