@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { RecentAnswers } from './recent-answers';
 import { InvalidInputError } from './errors';
 
 /** A parsed URN: `urn:<namespace>:<entityType>:<id>`, where id may be a tuple `(a,b,c)` whose members may be URNs. */
@@ -39,16 +39,14 @@ function splitTuple(inner: string): string[] | null {
 }
 
 /**
- * Parsed URNs of recent strings (bounded by their length): the same URNs (an entity's, its tags', owners' and
+ * Parsed URNs of recent strings: the same URNs (an entity's, its tags', owners' and
  * platform's) are parsed again at every stage of a write and by the indexer. A parsed URN is immutable.
  */
-const parsed = new LRUCache<string, { urn: Urn | null }>({ maxSize: 4_000_000, sizeCalculation: (_, raw) => 3 * raw.length + 200 });
+const parsed = new RecentAnswers<{ urn: Urn | null }>(20_000);
 
 export function tryParseUrn(raw: unknown): Urn | null {
   if (typeof raw !== 'string' || raw.length > MAX_URN_BYTES) return null;
-  let known = parsed.get(raw);
-  if (!known) parsed.set(raw, (known = { urn: parseUncached(raw) }));
-  return known.urn;
+  return parsed.get(raw, (key) => ({ urn: parseUncached(key) })).urn;
 }
 
 function parseUncached(raw: string): Urn | null {

@@ -7,7 +7,7 @@
  * split the same way before it is sent. Both engines then answer alike.
  */
 
-import { LRUCache } from 'lru-cache';
+import { RecentAnswers } from '../../model/recent-answers';
 import { tryParseUrn } from '../../model/urn';
 
 /** DataHub's main tokenizer: whitespace and `(),./:` (also `\` and `;`, which no name uses as a word character). */
@@ -82,17 +82,13 @@ export const urnIdTokens = remembered((value) => {
 });
 
 /**
- * A splitter that remembers its answers for recent values (bounded by their total length). An entity's document is
- * rebuilt from all its aspects after each write, and field names recur across datasets, so most values it splits have
- * been split before. The answers are shared: callers only read them.
+ * A splitter that remembers its answers for recent values. An entity's document is rebuilt from all its aspects after
+ * each write, and field names recur across datasets, so most values it splits have been split before. The answers are
+ * shared: callers only read them.
  */
 function remembered(split: (value: string) => string[]): (value: string) => readonly string[] {
-  const answers = new LRUCache<string, string[]>({ maxSize: 8_000_000, sizeCalculation: (words, value) => value.length + 16 * words.length + 64 });
-  return (value) => {
-    let words = answers.get(value);
-    if (!words) answers.set(value, (words = split(value)));
-    return words;
-  };
+  const answers = new RecentAnswers<string[]>(20_000, 512);
+  return (value) => answers.get(value, split);
 }
 
 /** The words a query term stands for when split like indexed text (`SampleKafka` → sample, kafka); [] when it is one. */
