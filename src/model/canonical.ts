@@ -7,5 +7,10 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url');
+  return hashOfCanonicalJson(canonicalJson(value));
+}
+
+/** contentHash of a value whose canonicalJson is at hand. */
+export function hashOfCanonicalJson(json: string): string {
+  return createHash('sha256').update(json).digest('base64url');
 }

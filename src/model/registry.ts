@@ -331,11 +331,12 @@ export class Registry {
    * Validates an aspect value and returns a cleaned copy (unknown fields dropped).
    * Wrong types, missing required fields and malformed URNs in foreign-key fields are 422.
    */
-  validate(aspect: AspectSpec, value: unknown): Record<string, unknown> {
+  validate(aspect: AspectSpec, value: unknown, options: { inPlace?: boolean } = {}): Record<string, unknown> {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new ValidationError(`Aspect '${aspect.name}' must be a JSON object`, [{ path: '/', message: 'must be object' }]);
     }
-    const copy = structuredClone(value) as Record<string, unknown>;
+    // inPlace: the caller owns the value (just parsed from a request) and lets it be cleaned as it is.
+    const copy = (options.inPlace ? value : structuredClone(value)) as Record<string, unknown>;
     const validator = this.validator(aspect);
     if (!validator(copy)) {
       const details = (validator.errors ?? []).slice(0, 10).map(describeAjvError);

@@ -1,6 +1,6 @@
 import { systemActor, type Principal } from '../auth';
 import { ASPECT_BEHAVIOURS } from '../model/aspects';
-import { canonicalJson, contentHash } from '../model/canonical';
+import { canonicalJson, hashOfCanonicalJson } from '../model/canonical';
 import { InvalidInputError, ValidationError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
@@ -306,9 +306,9 @@ export class IngestionService {
   }
 
   /** Schema validation, the aspect's semantic checks, and a key aspect must match its urn. */
-  private validated(urn: Urn, entity: EntitySpec, aspect: AspectSpec, rawValue: unknown): Record<string, unknown> {
+  private validated(urn: Urn, entity: EntitySpec, aspect: AspectSpec, rawValue: unknown, inPlace = false): Record<string, unknown> {
     assertNesting(rawValue, `Aspect '${aspect.name}'`);
-    const value = this.registry.validate(aspect, rawValue);
+    const value = this.registry.validate(aspect, rawValue, { inPlace });
     aspect.behaviour?.validate?.(value, this.registry);
     if (aspect.name === entity.keyAspect) {
       const key = this.registry.keyAspectFor(urn, entity);
@@ -326,7 +326,8 @@ export class IngestionService {
     now: number,
     systemMetadata: Record<string, unknown>,
   ): Prepared {
-    const value = this.validated(urn, entity, aspect, rawValue);
+    // The value was parsed from this request and is used nowhere else: validation may clean it in place.
+    const value = this.validated(urn, entity, aspect, rawValue, true);
     if (aspect.timeseries) {
       if (!this.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' is not supported by this deployment`);
       return { kind: 'timeseries', event: { urn, entity, aspect, value, systemMetadata } };
@@ -353,9 +354,11 @@ export class IngestionService {
 
   /** Serialized value, hash and projected edges of a validated value. */
   private project(aspect: AspectSpec, value: Record<string, unknown>): Projected {
+    // Stored as its canonical JSON (fields in key order): one serialization gives both the stored text and the hash.
+    const serialized = canonicalJson(value);
     return {
-      value: JSON.stringify(value),
-      hash: contentHash(value),
+      value: serialized,
+      hash: hashOfCanonicalJson(serialized),
       parsed: value,
       edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
       columnEdges: aspect.behaviour?.columnEdges?.(value, this.registry.urnNamespace) ?? [],
