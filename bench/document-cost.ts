@@ -6,7 +6,9 @@ import { flag, ROOT } from './lib';
 /**
  * CPU cost of the search documents of an ingest (the indexer's share of bench/ingest.ts a–c, without any server): N
  * datasets get bench/ingest.ts's five aspects one after another, and after each the entity's document is rebuilt from
- * its fragments, as the indexer does per outbox entry. Prints µs per aspect (median of --rounds).
+ * its fragments, as the indexer does per outbox entry. Prints µs per aspect (median of --rounds) beside the reference:
+ * the same rebuilds serializing the entity's fragment values as they are (JSON.stringify), the least any indexer does to
+ * send the values, with no field merging and no word splitting.
  *   npx tsx bench/document-cost.ts [--datasets 3000] [--rounds 7]
  */
 const datasets = flag('datasets', 3000);
@@ -34,20 +36,30 @@ function aspects(i: number): [string, Record<string, unknown>][] {
   ];
 }
 
-const perAspect: number[] = [];
-for (let r = 0; r < rounds; r++) {
-  // Fresh datasets each round, as an ingest writes each once: nothing is recomputed from an earlier round's values by chance.
-  const inputs = Array.from({ length: datasets }, (_, i) => aspects(r * datasets + i));
-  const start = process.cpuUsage();
-  for (let i = 0; i < datasets; i++) {
-    const fragments = new Map<string, AspectFragment>();
-    for (const [name, value] of inputs[i]) {
-      fragments.set(name, aspectFragment(registry, entity, name, value));
-      documentFromFragments(registry, entity, urnOf(r * datasets + i), fragments);
+type Build = (urn: string, fragments: Map<string, AspectFragment>) => unknown;
+const service: Build = (urn, fragments) => documentFromFragments(registry, entity, urn, fragments);
+const reference: Build = (urn, fragments) => JSON.stringify({ urn, values: [...fragments.values()].map((f) => f.values) });
+
+function measure(build: Build): number {
+  const perAspect: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    // Fresh datasets each round, as an ingest writes each once: nothing is answered from an earlier round's values.
+    const inputs = Array.from({ length: datasets }, (_, i) => aspects(r * datasets + i));
+    const start = process.cpuUsage();
+    for (let i = 0; i < datasets; i++) {
+      const fragments = new Map<string, AspectFragment>();
+      for (const [name, value] of inputs[i]) {
+        fragments.set(name, aspectFragment(registry, entity, name, value));
+        build(urnOf(r * datasets + i), fragments);
+      }
     }
+    const used = process.cpuUsage(start);
+    perAspect.push((used.user + used.system) / (datasets * 5));
   }
-  const used = process.cpuUsage(start);
-  perAspect.push((used.user + used.system) / (datasets * 5));
+  perAspect.sort((a, b) => a - b);
+  return +perAspect[rounds >> 1].toFixed(1);
 }
-perAspect.sort((a, b) => a - b);
-console.log(JSON.stringify({ datasets, rounds, 'cpu µs per aspect (median)': +perAspect[rounds >> 1].toFixed(1), all: perAspect.map((x) => +x.toFixed(1)) }));
+
+const reached = measure(service);
+const floor = measure(reference);
+console.log(JSON.stringify({ datasets, rounds, 'service documents: cpu µs per aspect (median)': reached, 'reference (values serialized as they are)': floor, ratio: +(reached / floor).toFixed(2) }));
