@@ -14,6 +14,9 @@ describe('schema change events (DataHub SchemaMetadataChangeEventGenerator rules
     expect(downgradeFieldPath('[version=2.0].[type=struct].address.[type=string].city')).toBe('address.city');
     expect(downgradeFieldPath('plain.path')).toBe('plain.path');
     expect(schemaFieldUrn(DATASET, 'a,(b)')).toBe(`urn:li:schemaField:(${DATASET},a%2C%28b%29)`);
+    // In the dataset's namespace (the configured one).
+    const acme = 'urn:acme:dataset:(urn:acme:dataPlatform:kafka,t,PROD)';
+    expect(schemaFieldUrn(acme, 'a')).toBe(`urn:acme:schemaField:(${acme},a)`);
   });
 
   it('a column whose v2 path moved because its type changed is one MAJOR type change, not a removal and an addition', () => {

@@ -1,4 +1,4 @@
-import { tryParseUrn } from '../../model/urn';
+import { makeUrn, parseUrn, tryParseUrn } from '../../model/urn';
 
 /**
  * Semantic change events between two values of an aspect, by the rules of DataHub's timeline change-event generators
@@ -235,9 +235,12 @@ export function downgradeFieldPath(path: string): string {
     .join('.');
 }
 
-/** urn:li:schemaField:(<dataset>,<fieldPath>), with the path's parentheses and commas encoded as DataHub does. */
+/**
+ * urn:<ns>:schemaField:(<dataset>,<fieldPath>), in the dataset urn's namespace (the configured one: the timeline parsed
+ * it), with the path's parentheses and commas encoded as DataHub does.
+ */
 export function schemaFieldUrn(datasetUrn: string, fieldPath: string): string {
-  return `urn:li:schemaField:(${datasetUrn},${fieldPath.replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/,/g, '%2C')})`;
+  return makeUrn(parseUrn(datasetUrn).namespace, 'schemaField', [datasetUrn, fieldPath.replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/,/g, '%2C')]);
 }
 
 interface Field {

@@ -24,8 +24,8 @@ import type { Publisher } from './publish';
  */
 
 /** Before the first writes: a group that uses every write statement, rolled back (the statements are planned cold). */
-export function rehearseWrites(store: AspectStore): Promise<void> {
-  return store.prepareWrites(rehearsalGroup());
+export function rehearseWrites(store: AspectStore, namespace: string): Promise<void> {
+  return store.prepareWrites(rehearsalGroup(namespace));
 }
 
 /** The write path from the group stage on; IngestionService (prepare) submits to it. */
