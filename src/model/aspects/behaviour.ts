@@ -1,3 +1,4 @@
+import type { ChangeCategory, Generator } from '../../services/history/change-events';
 import type { BrowsePathContext } from '../browse-paths';
 import type { Registry } from '../registry';
 import type { Urn } from '../urn';
@@ -35,4 +36,6 @@ export interface AspectBehaviour {
   fieldPaths?(value: Json): string[];
   /** Aspects the legacy snapshot of an entity carrying this aspect also holds as direct members. */
   snapshotMembers?: readonly string[];
+  /** DataHub's timeline: the change categories whose events this aspect's versions give, per entity type, and the events. */
+  timeline?: { categories: Readonly<Record<string, readonly ChangeCategory[]>>; changes: Generator };
 }

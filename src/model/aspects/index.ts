@@ -1,4 +1,5 @@
 import type { AspectBehaviour } from './behaviour';
+import { applications } from './applications';
 import { browsePaths } from './browsePaths';
 import { browsePathsV2 } from './browsePathsV2';
 import { chartInfo } from './chartInfo';
@@ -10,12 +11,17 @@ import { dataPlatformInstance } from './dataPlatformInstance';
 import { datasetProperties } from './datasetProperties';
 import { datasetUsageStatistics } from './datasetUsageStatistics';
 import { deprecation } from './deprecation';
+import { domains } from './domains';
+import { editableDatasetProperties } from './editableDatasetProperties';
+import { editableSchemaMetadata } from './editableSchemaMetadata';
 import { globalTags } from './globalTags';
 import { glossaryTermInfo } from './glossaryTermInfo';
 import { glossaryTerms } from './glossaryTerms';
+import { institutionalMemory } from './institutionalMemory';
 import { ownership } from './ownership';
 import { schemaMetadata } from './schemaMetadata';
 import { status } from './status';
+import { structuredProperties } from './structuredProperties';
 import { testInfo } from './testInfo';
 import { testResults } from './testResults';
 import { upstreamLineage } from './upstreamLineage';
@@ -26,6 +32,7 @@ export { browsePathsV2, datasetUsageStatistics, deprecation, schemaMetadata, sta
 /** Every aspect with behaviour beyond its schema, by name; the registry attaches each to its spec. */
 export const ASPECT_BEHAVIOURS: ReadonlyMap<string, AspectBehaviour> = new Map(
   [
+    applications,
     browsePaths,
     browsePathsV2,
     chartInfo,
@@ -37,12 +44,17 @@ export const ASPECT_BEHAVIOURS: ReadonlyMap<string, AspectBehaviour> = new Map(
     datasetProperties,
     datasetUsageStatistics,
     deprecation,
+    domains,
+    editableDatasetProperties,
+    editableSchemaMetadata,
     globalTags,
     glossaryTermInfo,
     glossaryTerms,
+    institutionalMemory,
     ownership,
     schemaMetadata,
     status,
+    structuredProperties,
     testInfo,
     testResults,
     upstreamLineage,
