@@ -20,7 +20,7 @@ const ALLOWED: Record<string, { literals: string[]; why: string }> = {
   'src/services/search/query-builder.ts': { literals: ['glossaryTerms', 'browsePaths'], why: 'search document field names' },
   'src/stores/search/mappings.ts': { literals: ['browsePaths'], why: 'a search document field name' },
   'src/services/metadata-tests/definition.ts': { literals: ['operation'], why: "a key of a test definition's rules" },
-  'src/services/ingestion.ts': { literals: ['systemMetadata'], why: 'a proposal field' },
+  'src/services/write-path/prepare.ts': { literals: ['systemMetadata'], why: 'a proposal field' },
   'src/stores/graph/aspect-store.ts': { literals: ['systemMetadata'], why: 'a stored property of an aspect version' },
   'src/stores/graph/run-store.ts': { literals: ['systemMetadata'], why: 'a stored property of an aspect version' },
   'src/http/openapi.ts': { literals: ['status'], why: 'a field of the error body' },
