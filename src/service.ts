@@ -165,7 +165,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const peers = new PeerInvalidation(lease, { host: config.HOST, port: config.CACHE_PEER_PORT, advertisedHost: config.CACHE_PEER_HOST, timeoutMs: config.CACHE_PEER_TIMEOUT_MS }, logger);
   const readCoherence = await LeasedReadCoherence.open({ cacheBytes: config.READ_CACHE_SIZE, unchecked: config.READ_CACHE_UNCHECKED }, lease, peers);
   const aspectStore = new AspectStore(graph, config.SEARCH_INDEX_PREFIX, readCoherence);
-  await rehearseWrites(aspectStore);
+  await rehearseWrites(aspectStore, registry.urnNamespace);
   await lease.start();
   const indexNames = new IndexNames(config.SEARCH_INDEX_PREFIX);
   const pendingDeletes = new PendingDeleteMarkers(search, indexNames);
@@ -245,7 +245,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, search: searchAcross, reads, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

@@ -1,3 +1,4 @@
+import { dataPlatformInstance } from '../model/aspects';
 import { platformName, platformUrn, tryParseUrn } from '../model/urn';
 import { graphqlEntityType, modelEntityType, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
 import { decodeScrollId, encodeScrollId } from './routes/lineage';
@@ -253,11 +254,6 @@ function platformOf(urn: string, namespace: string): { urn: string; name: string
   return { urn: platform, name: platformName(namespace, platform) };
 }
 
-function props(e: EntityRef, aspect: string, title = 'name') {
-  const v = e.aspects?.get(aspect);
-  return v ? { name: (v[title] as string | undefined) ?? null, description: (v.description as string | undefined) ?? null, qualifiedName: (v.qualifiedName as string | undefined) ?? null } : null;
-}
-
 function shape(result: LineageResult) {
   return result.results.map((r) => ({
     entity: { urn: r.urn, type: r.type, aspects: r.aspects } satisfies EntityRef,
@@ -285,6 +281,7 @@ function toRequest(input: LineageInput, start: number) {
   };
 }
 
+/** The entities' `properties` (and tags, owners, …) are resolved by the search module's resolvers (graphql-search.ts). */
 export function lineageResolvers(lineage: LineageService) {
   const entityFields = {
     type: (e: EntityRef) => graphqlEntityType(e.type ?? tryParseUrn(e.urn)?.entityType ?? 'other'),
@@ -316,21 +313,19 @@ export function lineageResolvers(lineage: LineageService) {
       type: () => 'DATASET',
       name: (e: EntityRef) => part(e.urn, 1),
       platform: (e: EntityRef) => platformOf(e.urn, lineage.urnNamespace),
-      properties: (e: EntityRef) => props(e, 'datasetProperties'),
     },
     DataJob: {
       ...entityFields,
       jobId: (e: EntityRef) => part(e.urn, 1),
       dataPlatformInstance: (e: EntityRef) => {
-        const stored = e.aspects?.get('dataPlatformInstance')?.platform;
+        const stored = e.aspects?.get(dataPlatformInstance.name)?.platform;
         const platform = typeof stored === 'string' ? { urn: stored, name: platformName(lineage.urnNamespace, stored) } : platformOf(e.urn, lineage.urnNamespace);
         return platform ? { platform } : null;
       },
-      properties: (e: EntityRef) => props(e, 'dataJobInfo'),
     },
-    DataFlow: { ...entityFields, flowId: (e: EntityRef) => part(e.urn, 1), properties: (e: EntityRef) => props(e, 'dataFlowInfo') },
-    Chart: { ...entityFields, properties: (e: EntityRef) => props(e, 'chartInfo', 'title') },
-    Dashboard: { ...entityFields, properties: (e: EntityRef) => props(e, 'dashboardInfo', 'title') },
+    DataFlow: { ...entityFields, flowId: (e: EntityRef) => part(e.urn, 1) },
+    Chart: entityFields,
+    Dashboard: entityFields,
     SchemaField: {
       ...entityFields,
       fieldPath: (e: EntityRef) => part(e.urn, 1),

@@ -1,7 +1,9 @@
 import DataLoader from 'dataloader';
 import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
+import { container, dataPlatformInstance, domains, globalTags, glossaryTerms, ownership, subTypes } from '../model/aspects';
 import { InvalidInputError } from '../model/errors';
 import type { EntityTypeNames } from '../model/entity-type-names';
+import type { Registry } from '../model/registry';
 import { platformUrn, tryParseUrn } from '../model/urn';
 import type { EntityReads } from '../services/entity-reads';
 import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
@@ -466,34 +468,6 @@ interface EntityRef {
 
 type Aspect = Record<string, unknown>;
 
-/** The aspects the entity fields below read (one batched Neo4j read per request for all entities resolved together). */
-const FIELD_ASPECTS = [
-  'datasetProperties',
-  'chartInfo',
-  'dashboardInfo',
-  'dataJobInfo',
-  'dataFlowInfo',
-  'containerProperties',
-  'corpUserInfo',
-  'corpGroupInfo',
-  'domainProperties',
-  'tagProperties',
-  'glossaryTermInfo',
-  'dataPlatformInfo',
-  'mlModelProperties',
-  'mlModelGroupProperties',
-  'mlFeatureTableProperties',
-  'mlFeatureProperties',
-  'mlPrimaryKeyProperties',
-  'globalTags',
-  'glossaryTerms',
-  'ownership',
-  'domains',
-  'container',
-  'dataPlatformInstance',
-  'subTypes',
-];
-
 const GRAPHQL_OBJECT: Record<string, string> = {
   dataset: 'Dataset',
   chart: 'Chart',
@@ -623,17 +597,28 @@ function common(input: CommonInput) {
 export interface SearchGraphqlDependencies {
   search: AcrossEntitiesSearch;
   reads: EntityReads;
+  registry: Registry;
 }
 
-export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
+/**
+ * The aspects the entity fields below read (one batched Neo4j read per request for all entities resolved together):
+ * the properties of the entity types with a GraphQL object, and what every entity shows.
+ */
+function fieldAspects(registry: Registry): string[] {
+  const properties = Object.keys(GRAPHQL_OBJECT).flatMap((t) => registry.entities.get(t)?.properties?.aspect ?? []);
+  return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name];
+}
+
+export function searchResolvers({ search, reads, registry }: SearchGraphqlDependencies) {
   const names = search.names;
+  const read = fieldAspects(registry);
   // One loader per request (its context object): every entity resolved in that request shares one aspect read per tick.
   const loaders = new WeakMap<object, DataLoader<string, Map<string, Aspect>>>();
   const loaderFor = (ctx: object) => {
     let loader = loaders.get(ctx);
     if (!loader) {
       loader = new DataLoader(async (urns: readonly string[]) => {
-        const found = await reads.aspectsOfMany([...urns], FIELD_ASPECTS);
+        const found = await reads.aspectsOfMany([...urns], read);
         return urns.map((u) => found.get(u) ?? new Map<string, Aspect>());
       });
       loaders.set(ctx, loader);
@@ -642,27 +627,33 @@ export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
   };
   const aspect = async (e: EntityRef, name: string, ctx: object): Promise<Aspect | null> =>
     e.aspects?.get(name) ?? (await loaderFor(ctx).load(e.urn)).get(name) ?? null;
+  /** The entity type's properties aspect (the registry's) and the entity's value of it. */
+  const propertiesOf = async (e: EntityRef, ctx: object): Promise<{ value: Aspect; nameField?: string } | null> => {
+    const spec = registry.entities.get(modelOf(e))?.properties;
+    const value = spec ? await aspect(e, spec.aspect, ctx) : null;
+    return value ? { value, nameField: spec!.nameField } : null;
+  };
 
   const type = (e: EntityRef) => names.graphql(modelOf(e));
   const platform = async (e: EntityRef, _: unknown, ctx: object) => {
-    const stored = str((await aspect(e, 'dataPlatformInstance', ctx))?.platform);
+    const stored = str((await aspect(e, dataPlatformInstance.name, ctx))?.platform);
     const urn = stored ?? platformFromUrn(e, search.urnNamespace);
     return urn ? ref(urn) : null;
   };
   const shared = {
     type,
     tags: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, 'globalTags', ctx);
+      const v = await aspect(e, globalTags.name, ctx);
       if (!v) return null;
       return { tags: ((v.tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: ref(String(t.tag)), associatedUrn: e.urn, context: str(t.context) })) };
     },
     glossaryTerms: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, 'glossaryTerms', ctx);
+      const v = await aspect(e, glossaryTerms.name, ctx);
       if (!v) return null;
       return { terms: ((v.terms as Aspect[] | undefined) ?? []).map((t) => ({ term: ref(String(t.urn)), associatedUrn: e.urn, context: str(t.context) })) };
     },
     ownership: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, 'ownership', ctx);
+      const v = await aspect(e, ownership.name, ctx);
       if (!v) return null;
       return {
         owners: ((v.owners as Aspect[] | undefined) ?? []).map((o) => ({
@@ -673,33 +664,39 @@ export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
       };
     },
     domain: async (e: EntityRef, _: unknown, ctx: object) => {
-      const first = ((await aspect(e, 'domains', ctx))?.domains as string[] | undefined)?.[0];
+      const first = ((await aspect(e, domains.name, ctx))?.domains as string[] | undefined)?.[0];
       return first ? { domain: ref(first), associatedUrn: e.urn } : null;
     },
     container: async (e: EntityRef, _: unknown, ctx: object) => {
-      const c = str((await aspect(e, 'container', ctx))?.container);
+      const c = str((await aspect(e, container.name, ctx))?.container);
       return c ? ref(c) : null;
     },
     subTypes: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, 'subTypes', ctx);
+      const v = await aspect(e, subTypes.name, ctx);
       return v ? { typeNames: (v.typeNames as string[] | undefined) ?? [] } : null;
     },
   };
   // The name is never null (DataHub's is String!): the urn's own name when the aspect carries none.
-  const properties = (aspectName: string, title = 'name', fallbackName: (e: EntityRef) => string = (e) => part(e, 1) ?? idOf(e)) => async (e: EntityRef, _: unknown, ctx: object) => {
-    const v = await aspect(e, aspectName, ctx);
-    if (!v) return null;
+  const properties = (fallbackName: (e: EntityRef) => string = (e) => part(e, 1) ?? idOf(e)) => async (e: EntityRef, _: unknown, ctx: object) => {
+    const found = await propertiesOf(e, ctx);
+    if (!found) return null;
+    const v = found.value;
     return {
-      name: str(v[title]) ?? fallbackName(e),
+      name: (found.nameField ? str(v[found.nameField]) : null) ?? fallbackName(e),
       description: str(v.description),
       qualifiedName: str(v.qualifiedName),
       customProperties: customProperties(v.customProperties, e.urn),
     };
   };
-  const ml = (aspectName: string, withPlatform: boolean) => ({
+  /** The entity's properties value, as the type's own resolver maps it. */
+  const ownProperties = <T>(map: (v: Aspect, e: EntityRef) => T) => async (e: EntityRef, _: unknown, ctx: object) => {
+    const found = await propertiesOf(e, ctx);
+    return found ? map(found.value, e) : null;
+  };
+  const ml = (withPlatform: boolean) => ({
     ...shared,
     name: (e: EntityRef) => part(e, 1) ?? idOf(e),
-    properties: properties(aspectName),
+    properties: properties(),
     ...(withPlatform ? { platform } : {}),
   });
 
@@ -752,80 +749,65 @@ export function searchResolvers({ search, reads }: SearchGraphqlDependencies) {
       ...shared,
       origin: (e: EntityRef) => part(e, 2),
       platform,
-      properties: properties('datasetProperties'),
+      properties: properties(),
     },
-    Chart: { ...shared, platform, properties: properties('chartInfo', 'title') },
-    Dashboard: { ...shared, platform, properties: properties('dashboardInfo', 'title') },
-    DataJob: { ...shared, dataFlow: (e: EntityRef) => (part(e, 0) ? ref(part(e, 0)!) : null), properties: properties('dataJobInfo') },
-    DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties('dataFlowInfo', 'name', (e) => part(e, 1) ?? idOf(e)) },
+    Chart: { ...shared, platform, properties: properties() },
+    Dashboard: { ...shared, platform, properties: properties() },
+    DataJob: { ...shared, dataFlow: (e: EntityRef) => (part(e, 0) ? ref(part(e, 0)!) : null), properties: properties() },
+    DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
     Container: {
       ...shared,
       platform: async (e: EntityRef, _: unknown, ctx: object) => {
-        const p = str((await aspect(e, 'dataPlatformInstance', ctx))?.platform);
+        const p = str((await aspect(e, dataPlatformInstance.name, ctx))?.platform);
         return p ? ref(p) : null;
       },
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'containerProperties', ctx);
-        return v ? { name: str(v.name) ?? idOf(e), description: str(v.description), qualifiedName: str(v.qualifiedName), customProperties: customProperties(v.customProperties, e.urn) } : null;
-      },
+      properties: properties(idOf),
     },
     DataPlatform: {
       type,
       name: (e: EntityRef & { name?: string }) => e.name ?? idOf(e),
-      displayName: async (e: EntityRef, _: unknown, ctx: object) => str((await aspect(e, 'dataPlatformInfo', ctx))?.displayName),
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'dataPlatformInfo', ctx);
-        return v ? { type: str(v.type), displayName: str(v.displayName), datasetNameDelimiter: str(v.datasetNameDelimiter), logoUrl: str(v.logoUrl) } : null;
-      },
+      displayName: ownProperties((v) => str(v.displayName)),
+      properties: ownProperties((v) => ({ type: str(v.type), displayName: str(v.displayName), datasetNameDelimiter: str(v.datasetNameDelimiter), logoUrl: str(v.logoUrl) })),
     },
     CorpUser: {
       type,
       username: idOf,
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'corpUserInfo', ctx);
-        return v
-          ? { displayName: str(v.displayName), email: str(v.email), title: str(v.title), fullName: str(v.fullName), firstName: str(v.firstName), lastName: str(v.lastName), active: v.active === true }
-          : null;
-      },
+      properties: ownProperties((v) => ({
+        displayName: str(v.displayName),
+        email: str(v.email),
+        title: str(v.title),
+        fullName: str(v.fullName),
+        firstName: str(v.firstName),
+        lastName: str(v.lastName),
+        active: v.active === true,
+      })),
     },
     CorpGroup: {
       type,
       name: idOf,
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'corpGroupInfo', ctx);
-        return v ? { displayName: str(v.displayName), email: str(v.email), description: str(v.description) } : null;
-      },
+      properties: ownProperties((v) => ({ displayName: str(v.displayName), email: str(v.email), description: str(v.description) })),
     },
     Domain: {
       type,
       id: idOf,
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'domainProperties', ctx);
-        return v ? { name: str(v.name) ?? idOf(e), description: str(v.description) } : null;
-      },
+      properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.description) })),
     },
     Tag: {
       type,
       name: idOf,
-      description: async (e: EntityRef, _: unknown, ctx: object) => str((await aspect(e, 'tagProperties', ctx))?.description),
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'tagProperties', ctx);
-        return v ? { name: str(v.name) ?? idOf(e), description: str(v.description), colorHex: str(v.colorHex) } : null;
-      },
+      description: ownProperties((v) => str(v.description)),
+      properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.description), colorHex: str(v.colorHex) })),
     },
     GlossaryTerm: {
       type,
       name: idOf,
       hierarchicalName: idOf,
-      properties: async (e: EntityRef, _: unknown, ctx: object) => {
-        const v = await aspect(e, 'glossaryTermInfo', ctx);
-        return v ? { name: str(v.name) ?? idOf(e), description: str(v.definition), definition: str(v.definition) ?? '', termSource: str(v.termSource) } : null;
-      },
+      properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.definition), definition: str(v.definition) ?? '', termSource: str(v.termSource) })),
     },
-    MLModel: ml('mlModelProperties', true),
-    MLModelGroup: ml('mlModelGroupProperties', true),
-    MLFeatureTable: ml('mlFeatureTableProperties', true),
-    MLFeature: ml('mlFeatureProperties', false),
-    MLPrimaryKey: ml('mlPrimaryKeyProperties', false),
+    MLModel: ml(true),
+    MLModelGroup: ml(true),
+    MLFeatureTable: ml(true),
+    MLFeature: ml(false),
+    MLPrimaryKey: ml(false),
   };
 }

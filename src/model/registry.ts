@@ -78,6 +78,8 @@ export interface EntitySpec {
   /** DataHub's GraphQL EntityType name (DATASET, DATA_JOB, CORP_USER …). */
   graphqlType: string;
   aspects: Set<string>;
+  /** The aspect holding the entity's name, description and custom properties, and its name field (src/model/aspects/). */
+  properties?: { aspect: string; nameField?: string };
 }
 
 interface EntityEntry {
@@ -209,12 +211,28 @@ export class Registry {
         graphqlType: e.graphqlType ?? e.name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase(),
         aspects: new Set([e.keyAspect, ...e.aspects]),
       };
+      spec.properties = this.propertiesOf(spec);
       this.entities.set(e.name, spec);
       if (e.snapshot) {
         this.entitiesBySnapshot.set(e.snapshot, spec);
         this.entitiesBySnapshot.set(e.snapshot.split('.').pop()!, spec);
       }
     }
+  }
+
+  /** The one aspect of the entity type whose behaviour says it is the entity's properties, if any. */
+  private propertiesOf(entity: EntitySpec): EntitySpec['properties'] {
+    const found = [...entity.aspects].flatMap((name) => {
+      const declared = this.aspects.get(name)!.behaviour?.entityProperties;
+      return declared ? [{ aspect: name, nameField: declared.nameField }] : [];
+    });
+    if (found.length > 1) throw new Error(`entity ${entity.name} has more than one properties aspect: ${found.map((f) => f.aspect).join(', ')}`);
+    const properties = found[0];
+    const fields = (this.aspects.get(properties?.aspect ?? '')?.schema.properties ?? {}) as Record<string, unknown>;
+    if (properties?.nameField && !(properties.nameField in fields)) {
+      throw new Error(`aspect ${properties.aspect} has no field ${properties.nameField}, the name its behaviour names`);
+    }
+    return properties;
   }
 
   /**

@@ -3,9 +3,10 @@ import type { Logger } from 'pino';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { HistoryVersion, RunEntity, RunStore } from '../stores/graph/run-store';
-import { DEFAULT_RUN_ID, type IngestionService } from './ingestion';
+import type { IngestionService } from './ingestion';
 import type { TimeseriesService } from './timeseries';
 import type { RevertTarget, WriteItem } from './write-path/plan';
+import { DEFAULT_RUN_ID } from './write-path/prepare';
 
 /** DataHub's IngestionRunSummary. */
 export interface IngestionRunSummary {

@@ -4,8 +4,9 @@ import { InvalidInputError, NotSupportedError, OverloadedError, UnavailableError
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import type { Body, BulkOperation, SearchEngine, SearchHit } from '../stores/search/engine';
 import { timeseriesIndexDefinition, type IndexNames } from '../stores/search/mappings';
-import type { TimeseriesDeleteRange, TimeseriesEvent, TimeseriesSink } from './ingestion';
+import type { TimeseriesDeleteRange, TimeseriesSink } from './ingestion';
 import { filterQuery, parseFilter, SearchSchema } from './search/query-builder';
+import type { TimeseriesEvent } from './write-path/prepare';
 
 /** PDL default of PartitionSpec: events sent without one are whole-table snapshots. */
 const DEFAULT_PARTITION = { type: 'FULL_TABLE', partition: 'FULL_TABLE_SNAPSHOT' };

@@ -1,19 +1,24 @@
-import { downgradeFieldPath, GENERATORS, highest, schemaFieldUrn } from '../../src/services/history/change-events';
+import { join } from 'node:path';
+import { Registry } from '../../src/model/registry';
+import { downgradeFieldPath, highest, schemaEvents, schemaFieldUrn } from '../../src/services/history/change-events';
 import { jsonPatch } from '../../src/services/history/json-patch-diff';
-import { parseCategory, windowRows } from '../../src/services/history/timeline-service';
+import { categoryAspects, parseCategory, windowRows } from '../../src/services/history/timeline-service';
 import type { VersionRow } from '../../src/stores/graph/history-store';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:kafka,t,PROD)';
 const field = (fieldPath: string, nativeDataType: string, extra: Record<string, unknown> = {}) => ({ fieldPath, nativeDataType, type: { type: { 'com.linkedin.schema.StringType': {} } }, ...extra });
 const schema = (...fields: Record<string, unknown>[]) => ({ fields });
 const technical = (base: Record<string, unknown> | null, target: Record<string, unknown>) =>
-  GENERATORS.schemaMetadata(base, target, DATASET, 'TECHNICAL_SCHEMA').map((e) => `${e.operation} ${e.semVerChange} ${e.parameters?.modificationCategory} ${e.description}`);
+  schemaEvents(base, target, DATASET, 'TECHNICAL_SCHEMA').map((e) => `${e.operation} ${e.semVerChange} ${e.parameters?.modificationCategory} ${e.description}`);
 
 describe('schema change events (DataHub SchemaMetadataChangeEventGenerator rules)', () => {
   it('v2 field paths: downgraded for descriptions, encoded in schemaField urns', () => {
     expect(downgradeFieldPath('[version=2.0].[type=struct].address.[type=string].city')).toBe('address.city');
     expect(downgradeFieldPath('plain.path')).toBe('plain.path');
     expect(schemaFieldUrn(DATASET, 'a,(b)')).toBe(`urn:li:schemaField:(${DATASET},a%2C%28b%29)`);
+    // In the dataset's namespace (the configured one).
+    const acme = 'urn:acme:dataset:(urn:acme:dataPlatform:kafka,t,PROD)';
+    expect(schemaFieldUrn(acme, 'a')).toBe(`urn:acme:schemaField:(${acme},a)`);
   });
 
   it('a column whose v2 path moved because its type changed is one MAJOR type change, not a removal and an addition', () => {
@@ -44,10 +49,10 @@ describe('schema change events (DataHub SchemaMetadataChangeEventGenerator rules
   });
 
   it('field descriptions: added and removed MINOR, changed PATCH; field tags and terms on the field urn', () => {
-    const docs = (b: Record<string, unknown>, t: Record<string, unknown>) => GENERATORS.schemaMetadata(b, t, DATASET, 'DOCUMENTATION').map((e) => `${e.operation} ${e.semVerChange} ${e.entityUrn}`);
+    const docs = (b: Record<string, unknown>, t: Record<string, unknown>) => schemaEvents(b, t, DATASET, 'DOCUMENTATION').map((e) => `${e.operation} ${e.semVerChange} ${e.entityUrn}`);
     expect(docs(schema(field('a', 'int', { description: 'x' })), schema(field('a', 'int', { description: 'y' })))).toEqual([`MODIFY PATCH ${schemaFieldUrn(DATASET, 'a')}`]);
     expect(docs(schema(field('a', 'int')), schema(field('a', 'int', { description: 'y' })))).toEqual([`ADD MINOR ${schemaFieldUrn(DATASET, 'a')}`]);
-    const tags = GENERATORS.schemaMetadata(schema(field('a', 'int')), schema(field('a', 'int', { globalTags: { tags: [{ tag: 'urn:li:tag:pii' }] } })), DATASET, 'TAG');
+    const tags = schemaEvents(schema(field('a', 'int')), schema(field('a', 'int', { globalTags: { tags: [{ tag: 'urn:li:tag:pii' }] } })), DATASET, 'TAG');
     expect(tags).toEqual([
       {
         entityUrn: schemaFieldUrn(DATASET, 'a'),
@@ -88,6 +93,30 @@ describe('timeline pieces', () => {
     expect(windowRows(versions, 450, 1000).trimmedFrom).toBeNull();
     // Flagged on the latest node (a revert may have left no history at all).
     expect(windowRows([row(0, 700, { trimmed: true })], 0, 1000).trimmedFrom).toBe(700);
+  });
+
+  it("categories read DataHub's aspects per entity type (as the aspect modules declare them), plus DEPRECATION and LINEAGE", () => {
+    const registered = categoryAspects(Registry.load(join(__dirname, '..', '..', 'schema')));
+    const names = Object.fromEntries(
+      [...registered].map(([entity, byCategory]) => [entity, Object.fromEntries([...byCategory].map(([c, aspects]) => [c, aspects.map((a) => a.name).sort()]))]),
+    );
+    expect(names).toEqual({
+      dataset: {
+        TAG: ['editableSchemaMetadata', 'globalTags', 'schemaMetadata'],
+        OWNERSHIP: ['ownership'],
+        DOCUMENTATION: ['datasetProperties', 'editableDatasetProperties', 'editableSchemaMetadata', 'institutionalMemory', 'schemaMetadata'],
+        GLOSSARY_TERM: ['editableSchemaMetadata', 'glossaryTerms'],
+        TECHNICAL_SCHEMA: ['schemaMetadata'],
+        DOMAIN: ['domains'],
+        STRUCTURED_PROPERTY: ['structuredProperties'],
+        APPLICATION: ['applications'],
+        DEPRECATION: ['deprecation'],
+        LINEAGE: ['upstreamLineage'],
+      },
+      glossaryTerm: { OWNERSHIP: ['ownership'], DOMAIN: ['domains'], STRUCTURED_PROPERTY: ['structuredProperties'], APPLICATION: ['applications'], DEPRECATION: ['deprecation'] },
+      domain: { OWNERSHIP: ['ownership'], STRUCTURED_PROPERTY: ['structuredProperties'] },
+      dataProduct: { OWNERSHIP: ['ownership'], TAG: ['globalTags'], GLOSSARY_TERM: ['glossaryTerms'], DOMAIN: ['domains'], STRUCTURED_PROPERTY: ['structuredProperties'], APPLICATION: ['applications'] },
+    });
   });
 
   it('raw diffs are RFC 6902 patches', () => {

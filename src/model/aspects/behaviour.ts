@@ -1,3 +1,4 @@
+import type { ChangeCategory, Generator } from '../../services/history/change-events';
 import type { BrowsePathContext } from '../browse-paths';
 import type { Registry } from '../registry';
 import type { Urn } from '../urn';
@@ -35,4 +36,11 @@ export interface AspectBehaviour {
   fieldPaths?(value: Json): string[];
   /** Aspects the legacy snapshot of an entity carrying this aspect also holds as direct members. */
   snapshotMembers?: readonly string[];
+  /**
+   * The aspect is the properties of the entity types that carry it: their name, description and custom properties, as
+   * GraphQL's `properties` and lineage results show them. `nameField` holds the entity's name (DataHub's `_entityName`).
+   */
+  entityProperties?: { nameField?: string };
+  /** DataHub's timeline: the change categories whose events this aspect's versions give, per entity type, and the events. */
+  timeline?: { categories: Readonly<Record<string, readonly ChangeCategory[]>>; changes: Generator };
 }

@@ -1,4 +1,4 @@
-import { tryParseUrn } from '../../model/urn';
+import { makeUrn, parseUrn, tryParseUrn } from '../../model/urn';
 
 /**
  * Semantic change events between two values of an aspect, by the rules of DataHub's timeline change-event generators
@@ -133,7 +133,7 @@ function onField(events: ChangeEvent[], fieldPath: string, parentUrn: string): C
 
 // ---- ownership ----
 
-function ownershipEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function ownershipEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   const params = (o: Json) => ({ ownerUrn: String(o.owner), ownerType: String(o.type), ...(typeof o.typeUrn === 'string' ? { ownerTypeUrn: o.typeUrn } : {}) });
   merge(list(base?.owners), list(target.owners), (o) => String(o.owner), {
@@ -175,7 +175,7 @@ function ownershipEvents(base: Json | null, target: Json, entityUrn: string): Ch
 
 // ---- documentation: institutional memory, dataset descriptions ----
 
-function institutionalMemoryEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function institutionalMemoryEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   const event = (e: Json, operation: 'ADD' | 'REMOVE'): ChangeEvent => ({
     entityUrn,
@@ -204,7 +204,7 @@ function institutionalMemoryEvents(base: Json | null, target: Json, entityUrn: s
 }
 
 /** datasetProperties and editableDatasetProperties: the description (every change MINOR, as DataHub weighs it). */
-function descriptionEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function descriptionEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const before = str(base?.description);
   const after = str(target.description);
   const event = (operation: ChangeOperation, description: string, value: string): ChangeEvent => ({
@@ -235,9 +235,12 @@ export function downgradeFieldPath(path: string): string {
     .join('.');
 }
 
-/** urn:li:schemaField:(<dataset>,<fieldPath>), with the path's parentheses and commas encoded as DataHub does. */
+/**
+ * urn:<ns>:schemaField:(<dataset>,<fieldPath>), in the dataset urn's namespace (the configured one: the timeline parsed
+ * it), with the path's parentheses and commas encoded as DataHub does.
+ */
 export function schemaFieldUrn(datasetUrn: string, fieldPath: string): string {
-  return `urn:li:schemaField:(${datasetUrn},${fieldPath.replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/,/g, '%2C')})`;
+  return makeUrn(parseUrn(datasetUrn).namespace, 'schemaField', [datasetUrn, fieldPath.replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/,/g, '%2C')]);
 }
 
 interface Field {
@@ -390,7 +393,7 @@ function isRenamed(a: Field, b: Field): boolean {
   return i < 0 && j < 0;
 }
 
-function schemaEvents(base: Json | null, target: Json, datasetUrn: string, category: ChangeCategory): ChangeEvent[] {
+export function schemaEvents(base: Json | null, target: Json, datasetUrn: string, category: ChangeCategory): ChangeEvent[] {
   const baseFields = fieldsOf(base);
   const targetFields = fieldsOf(target);
   const events: ChangeEvent[] = [];
@@ -494,7 +497,7 @@ function schemaEvents(base: Json | null, target: Json, datasetUrn: string, categ
 }
 
 /** editableSchemaMetadata: per field path, its documentation, tags and terms. */
-function editableSchemaEvents(base: Json | null, target: Json, datasetUrn: string, category: ChangeCategory): ChangeEvent[] {
+export function editableSchemaEvents(base: Json | null, target: Json, datasetUrn: string, category: ChangeCategory): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   const pair = (b: Json | null, t: Json | null) => {
     const fieldPath = String((t ?? b)!.fieldPath);
@@ -522,7 +525,7 @@ function editableSchemaEvents(base: Json | null, target: Json, datasetUrn: strin
 
 // ---- domain, deprecation, lineage ----
 
-function domainEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function domainEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const first = (v: Json | null) => (Array.isArray(v?.domains) && (v!.domains as unknown[]).length > 0 ? String((v!.domains as unknown[])[0]) : null);
   const before = first(base);
   const after = first(target);
@@ -539,7 +542,7 @@ function domainEvents(base: Json | null, target: Json, entityUrn: string): Chang
   return [...(before ? [event('REMOVE', before)] : []), ...(after ? [event('ADD', after)] : [])];
 }
 
-function deprecationEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function deprecationEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const was = base?.deprecated === true;
   const is = target.deprecated === true;
   if (was === is) return [];
@@ -556,7 +559,7 @@ function deprecationEvents(base: Json | null, target: Json, entityUrn: string): 
 }
 
 /** Structured property assignments added, removed or given other values (MINOR; DataHub's texts and parameters). */
-function structuredPropertyEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function structuredPropertyEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   // Jackson writes a double 1 as 1.0.
   const values = (a: Json) => `[${list(a.values).map((v) => (typeof v.double === 'number' ? (Number.isInteger(v.double) ? `${v.double}.0` : String(v.double)) : 'string' in v ? JSON.stringify(v.string) : 'null')).join(',')}]`;
@@ -591,7 +594,7 @@ function structuredPropertyEvents(base: Json | null, target: Json, entityUrn: st
 }
 
 /** Applications the entity belongs to, added or removed (MINOR). */
-function applicationEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function applicationEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   const urns = (v: Json | null) => (Array.isArray(v?.applications) ? (v!.applications as unknown[]).map(String) : []);
   const event = (application: string, operation: 'ADD' | 'REMOVE'): ChangeEvent => ({
@@ -607,7 +610,7 @@ function applicationEvents(base: Json | null, target: Json, entityUrn: string): 
 }
 
 /** Extension (DataHub's timeline has no lineage category): upstream datasets added or removed, or their type changed. */
-function upstreamEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
+export function upstreamEvents(base: Json | null, target: Json, entityUrn: string): ChangeEvent[] {
   const events: ChangeEvent[] = [];
   const event = (u: Json, operation: ChangeOperation, semVerChange: SemVerChange, description: string): ChangeEvent => ({
     entityUrn,
@@ -629,20 +632,3 @@ function upstreamEvents(base: Json | null, target: Json, entityUrn: string): Cha
   });
   return events;
 }
-
-/** Generators by aspect name; each answers only for the category it is asked about. */
-export const GENERATORS: Record<string, Generator> = {
-  globalTags: (b, t, u, c) => (c === 'TAG' ? tagEvents(b, t, u) : []),
-  glossaryTerms: (b, t, u, c) => (c === 'GLOSSARY_TERM' ? termEvents(b, t, u) : []),
-  ownership: (b, t, u, c) => (c === 'OWNERSHIP' ? ownershipEvents(b, t, u) : []),
-  institutionalMemory: (b, t, u, c) => (c === 'DOCUMENTATION' ? institutionalMemoryEvents(b, t, u) : []),
-  datasetProperties: (b, t, u, c) => (c === 'DOCUMENTATION' ? descriptionEvents(b, t, u) : []),
-  editableDatasetProperties: (b, t, u, c) => (c === 'DOCUMENTATION' ? descriptionEvents(b, t, u) : []),
-  schemaMetadata: schemaEvents,
-  editableSchemaMetadata: (b, t, u, c) => (['DOCUMENTATION', 'TAG', 'GLOSSARY_TERM'].includes(c) ? editableSchemaEvents(b, t, u, c) : []),
-  domains: (b, t, u, c) => (c === 'DOMAIN' ? domainEvents(b, t, u) : []),
-  deprecation: (b, t, u, c) => (c === 'DEPRECATION' ? deprecationEvents(b, t, u) : []),
-  upstreamLineage: (b, t, u, c) => (c === 'LINEAGE' ? upstreamEvents(b, t, u) : []),
-  structuredProperties: (b, t, u, c) => (c === 'STRUCTURED_PROPERTY' ? structuredPropertyEvents(b, t, u) : []),
-  applications: (b, t, u, c) => (c === 'APPLICATION' ? applicationEvents(b, t, u) : []),
-};

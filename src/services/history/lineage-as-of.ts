@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { status as statusAspect } from '../../model/aspects';
 import { HistoryTrimmedError, InvalidInputError, UnavailableError } from '../../model/errors';
 import { valuesAt, type Registry, type RelationshipField } from '../../model/registry';
 import { tryParseUrn } from '../../model/urn';
@@ -179,7 +180,7 @@ export class AsOfLineage {
       // lineage leads on from them), so a walk of n hops costs n round trips.
       for (let degree = 0; degree < q.maxHops && frontier.length > 0; degree++) {
         const hydrate = visited.size <= hydrateWhile;
-        const shown = hydrate ? [...new Set(['status', ...q.aspects])] : ['status'];
+        const shown = hydrate ? [...new Set([statusAspect.name, ...q.aspects])] : [statusAspect.name];
         const lookahead = degree === q.maxHops - 1;
         const rows = await hop(frontier, { t, own: this.ownAspects(q.direction, shown), valued: shown, outTypes, inTypes, lookahead, shown });
         const next: string[] = [];
@@ -215,7 +216,7 @@ export class AsOfLineage {
               continue;
             }
             const node = visited.get(urn)!;
-            const status = seen.aspects.find((a) => a.name === 'status');
+            const status = seen.aspects.find((a) => a.name === statusAspect.name);
             if (status && !status.current) assertKept(urn, status, t);
             node.removed = status?.value ? (JSON.parse(status.value) as { removed?: unknown }).removed === true : false;
             if (hydrate) {
@@ -238,10 +239,10 @@ export class AsOfLineage {
     // Nodes a capped walk reached but never read, and entities without a node: their status as of the moment.
     const unread = kept.filter((n) => n.removed === null).map((n) => n.urn);
     if (unread.length > 0) {
-      const statuses = await this.store.manyAspectsAt(unread, ['status'], t);
+      const statuses = await this.store.manyAspectsAt(unread, [statusAspect.name], t);
       for (const n of kept) {
         if (n.removed !== null) continue;
-        const status = statuses.get(n.urn)?.find((a) => a.name === 'status');
+        const status = statuses.get(n.urn)?.find((a) => a.name === statusAspect.name);
         if (status) assertKept(n.urn, status, t);
         n.removed = status?.at ? (JSON.parse(status.at.value) as { removed?: unknown }).removed === true : false;
       }
@@ -275,7 +276,7 @@ export class AsOfLineage {
       if (!own.current) assertKept(row.urn, own, t);
       const value = own.value === null ? null : (JSON.parse(own.value) as Record<string, unknown>);
       if (value && shown.includes(own.name)) aspects.set(own.name, value);
-      if (own.name === 'status') removed = value?.removed === true;
+      if (own.name === statusAspect.name) removed = value?.removed === true;
       const fields = (this.fields.get(own.name) ?? []).filter((f) => f.isUpstream === upstream);
       if (fields.length === 0) continue;
       if (own.current) {

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../../model/errors';
-import type { Registry } from '../../model/registry';
+import type { AspectSpec, Registry } from '../../model/registry';
 import type { HistoryStore, VersionRow } from '../../stores/graph/history-store';
-import { GENERATORS, highest, SEMVER_ORDER, type ChangeCategory, type ChangeEvent, type SemVerChange } from './change-events';
+import { highest, SEMVER_ORDER, type ChangeCategory, type ChangeEvent, type SemVerChange } from './change-events';
 import { jsonPatch, type PatchOperation } from './json-patch-diff';
 
 /** DataHub's ChangeTransaction, as its timeline API answers it. */
@@ -35,31 +35,26 @@ export interface Timeline {
   trimmed: TrimmedAspect[];
 }
 
-/** Which aspects each category reads, per entity type (DataHub's TimelineServiceImpl registry, plus DEPRECATION and LINEAGE). */
-const CATEGORY_ASPECTS: Record<string, Partial<Record<ChangeCategory, string[]>>> = {
-  dataset: {
-    TAG: ['schemaMetadata', 'editableSchemaMetadata', 'globalTags'],
-    OWNERSHIP: ['ownership'],
-    DOCUMENTATION: ['institutionalMemory', 'editableDatasetProperties', 'datasetProperties', 'editableSchemaMetadata', 'schemaMetadata'],
-    GLOSSARY_TERM: ['glossaryTerms', 'editableSchemaMetadata'],
-    TECHNICAL_SCHEMA: ['schemaMetadata'],
-    DOMAIN: ['domains'],
-    STRUCTURED_PROPERTY: ['structuredProperties'],
-    APPLICATION: ['applications'],
-    DEPRECATION: ['deprecation'],
-    LINEAGE: ['upstreamLineage'],
-  },
-  glossaryTerm: { OWNERSHIP: ['ownership'], DOMAIN: ['domains'], STRUCTURED_PROPERTY: ['structuredProperties'], APPLICATION: ['applications'], DEPRECATION: ['deprecation'] },
-  domain: { OWNERSHIP: ['ownership'], STRUCTURED_PROPERTY: ['structuredProperties'] },
-  dataProduct: {
-    OWNERSHIP: ['ownership'],
-    TAG: ['globalTags'],
-    GLOSSARY_TERM: ['glossaryTerms'],
-    DOMAIN: ['domains'],
-    STRUCTURED_PROPERTY: ['structuredProperties'],
-    APPLICATION: ['applications'],
-  },
-};
+export type CategoryAspects = Map<ChangeCategory, AspectSpec[]>;
+
+/**
+ * Which aspects each category reads, per entity type (DataHub's TimelineServiceImpl registry, plus DEPRECATION and
+ * LINEAGE): what the aspects' modules declare (src/model/aspects/, `timeline`) for the entity types carrying them.
+ */
+export function categoryAspects(registry: Registry): Map<string, CategoryAspects> {
+  const out = new Map<string, CategoryAspects>();
+  for (const entity of registry.entities.values()) {
+    for (const name of entity.aspects) {
+      const aspect = registry.aspects.get(name)!;
+      for (const category of aspect.behaviour?.timeline?.categories[entity.name] ?? []) {
+        if (!out.has(entity.name)) out.set(entity.name, new Map());
+        const byCategory = out.get(entity.name)!;
+        byCategory.set(category, [...(byCategory.get(category) ?? []), aspect]);
+      }
+    }
+  }
+  return out;
+}
 
 /** Categories DataHub's timeline computes for these entity types that this service does not: refused, never answered empty. */
 const NOT_IMPLEMENTED: Record<string, string[]> = {
@@ -100,21 +95,25 @@ interface Row {
  * generators of the categories asked for; diffs of one moment form one transaction, numbered by semantic version.
  */
 export class TimelineService {
+  private readonly categories: Map<string, CategoryAspects>;
+
   constructor(
     private readonly registry: Registry,
     private readonly store: HistoryStore,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.categories = categoryAspects(registry);
+  }
 
   async timeline(request: TimelineRequest): Promise<Timeline> {
     const { urn, entity } = this.registry.parseEntityUrn(request.urn);
-    const registered = CATEGORY_ASPECTS[entity.name];
-    if (!registered) throw new InvalidInputError(`The timeline is not available for entity type '${entity.name}'; it is for ${Object.keys(CATEGORY_ASPECTS).join(', ')}`);
+    const registered = this.categories.get(entity.name);
+    if (!registered) throw new InvalidInputError(`The timeline is not available for entity type '${entity.name}'; it is for ${[...this.categories.keys()].join(', ')}`);
     const categories = [...new Set(request.categories.flatMap((c) => c.split(',')).filter((c) => c.trim() !== '').map(parseCategory))];
     if (categories.length === 0) throw new InvalidInputError("Parameter 'categories' needs at least one change category");
     const missing = categories.filter((c) => NOT_IMPLEMENTED[entity.name]?.includes(c));
     if (missing.length > 0) throw new InvalidInputError(`This service does not compute the ${missing.join(', ')} timeline of ${entity.name} entities`);
-    const wanted = categories.filter((c): c is ChangeCategory => Boolean(registered[c as ChangeCategory]));
+    const wanted = categories.filter((c): c is ChangeCategory => registered.has(c as ChangeCategory));
     const end = request.endTime && request.endTime !== 0 ? request.endTime : this.now();
     const start = request.startTime === undefined || request.startTime === -1 ? end - WEEK_MS : request.startTime;
     const urns = request.includeVersionSet ? await this.store.versionSetMembers(urn.raw) : [urn.raw];
@@ -126,9 +125,9 @@ export class TimelineService {
   }
 
   private async compute(urn: string, entityType: string, categories: ChangeCategory[], start: number, end: number, raw: boolean): Promise<Timeline> {
-    const registered = CATEGORY_ASPECTS[entityType];
-    const diffed = new Set(categories.flatMap((c) => registered[c] ?? []));
-    const rows = await this.store.entityVersions(urn, [...diffed]);
+    const registered = this.categories.get(entityType)!;
+    const diffed = new Map(categories.flatMap((c) => registered.get(c) ?? []).map((a) => [a.name, a]));
+    const rows = await this.store.entityVersions(urn, [...diffed.keys()]);
     const byAspect = new Map<string, VersionRow[]>();
     for (const r of rows) byAspect.set(r.name, [...(byAspect.get(r.name) ?? []), r]);
 
@@ -148,15 +147,15 @@ export class TimelineService {
       if (!parsed.has(row)) parsed.set(row, row.value === null ? null : (JSON.parse(row.value) as Record<string, unknown>));
       return parsed.get(row)!;
     };
-    for (const name of diffed) {
+    for (const [name, aspect] of diffed) {
       const set = sets.get(name) ?? [];
       for (let i = 1; i < set.length; i++) {
         const current = set[i];
         const before = valueOf(set[i - 1]);
         const after = valueOf(current)!;
         for (const category of categories) {
-          if (!registered[category]?.includes(name)) continue;
-          const events = GENERATORS[name](before, after, urn, category);
+          if (!registered.get(category)?.includes(aspect)) continue;
+          const events = aspect.behaviour!.timeline!.changes(before, after, urn, category);
           if (events.length === 0) continue;
           const transaction: ChangeTransaction = {
             timestamp: current.createdTime,

@@ -1,3 +1,4 @@
+import { dataPlatformInstance, status } from '../../model/aspects';
 import { InvalidInputError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
 import { platformName, tryParseUrn } from '../../model/urn';
@@ -57,20 +58,30 @@ export interface LineageResult {
   results: (LineageRow & { direction: LineageDirection })[];
 }
 
-/** The aspects a lineage result shows about each entity (names, descriptions, platforms). */
-const HYDRATED = ['datasetProperties', 'dataJobInfo', 'dataFlowInfo', 'chartInfo', 'dashboardInfo', 'dataPlatformInstance', 'status', 'schemaFieldKey'];
+/** Entity types whose properties (name, description) a lineage result brings along: the lineage GraphQL types. */
+const SHOWN_TYPES = ['dataset', 'dataJob', 'dataFlow', 'chart', 'dashboard'];
+
+/** The aspects a lineage result shows about each entity (names, descriptions, platforms, soft deletion). */
+function shownAspects(registry: Registry): string[] {
+  const properties = SHOWN_TYPES.flatMap((t) => registry.entities.get(t)?.properties?.aspect ?? []);
+  return [...properties, dataPlatformInstance.name, status.name];
+}
 
 /**
  * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (one Neo4j statement per direction),
  * merge and page. Which edges are lineage, and their direction, come from the model.
  */
 export class LineageService {
+  private readonly shown: string[];
+
   constructor(
     private readonly registry: Registry,
     private readonly store: LineageStore,
     readonly limits: LineageLimits,
     private readonly asOf: AsOfWalker | null = null,
-  ) {}
+  ) {
+    this.shown = shownAspects(registry);
+  }
 
   /** The namespace of this service's urns (platform urns in filters and answers). */
   get urnNamespace(): string {
@@ -132,7 +143,7 @@ export class LineageService {
         // Each direction's page must hold everything up to start + count for the merge (BOTH) to be exact.
         start: request.direction === 'BOTH' ? 0 : start,
         count: request.direction === 'BOTH' ? start + count : count,
-        aspects: HYDRATED,
+        aspects: this.shown,
         deadlineMs,
       },
     };

@@ -81,7 +81,7 @@ export class TestService {
 
   private testUrn(raw: unknown, i: number): string {
     const { urn } = this.registry.parseEntityUrn(raw, `testUrns[${i}]`);
-    if (urn.entityType !== TEST_ENTITY) throw new InvalidInputError(`testUrns[${i}] '${urn.raw}' is not a test urn (urn:li:test:<id>)`);
+    if (urn.entityType !== TEST_ENTITY) throw new InvalidInputError(`testUrns[${i}] '${urn.raw}' is not a test urn (urn:${this.registry.urnNamespace}:${TEST_ENTITY}:<id>)`);
     return urn.raw;
   }
 

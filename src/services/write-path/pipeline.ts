@@ -8,7 +8,7 @@ import type { Publisher } from './publish';
  * The write path, stage by stage, in the order a write goes through them:
  *
  *   prepare  a request becomes WriteItems: validated, projected (values, edges, column edges, defaults)
- *                                                 IngestionService (src/services/ingestion.ts)
+ *                                                 WritePreparer (./prepare.ts), called by IngestionService's entry points
  *   group    concurrent requests ("units") share one transaction; writes to one entity commit in arrival order
  *                                                 GroupWriter (./group-writer.ts)
  *   lock     the group's entities are locked and their stored state read
@@ -24,11 +24,11 @@ import type { Publisher } from './publish';
  */
 
 /** Before the first writes: a group that uses every write statement, rolled back (the statements are planned cold). */
-export function rehearseWrites(store: AspectStore): Promise<void> {
-  return store.prepareWrites(rehearsalGroup());
+export function rehearseWrites(store: AspectStore, namespace: string): Promise<void> {
+  return store.prepareWrites(rehearsalGroup(namespace));
 }
 
-/** The write path from the group stage on; IngestionService (prepare) submits to it. */
+/** The write path from the group stage on; IngestionService submits what it prepared (./prepare.ts) to it. */
 export function writePipeline(store: AspectStore, publisher: Publisher, options: GroupWriterOptions, logger?: Logger): GroupWriter {
   return new GroupWriter((units, now, timeoutMs, released) => commitGroup(store, publisher, units, now, timeoutMs, released), options, logger);
 }

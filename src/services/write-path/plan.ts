@@ -1,3 +1,4 @@
+import { makeUrn } from '../../model/urn';
 import type { LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
 
@@ -566,9 +567,10 @@ function splitColumnEdge(key: string): ColumnEdge {
  * A group that uses every write statement, on a scratch entity, shaped like a real one (Neo4j keys its plan cache by
  * parameter types): the service rehearses it, rolled back, before its first writes (AspectStore.prepareWrites).
  */
-export function rehearsalGroup(now = Date.now()): { requests: LockRequest[]; plan: GroupPlan; now: number } {
-  const urn = 'urn:li:corpuser:__write_path_rehearsal__';
-  const field = (n: number) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:rehearsal,t,PROD),c${n})`;
+export function rehearsalGroup(namespace: string, now = Date.now()): { requests: LockRequest[]; plan: GroupPlan; now: number } {
+  const urn = makeUrn(namespace, 'corpuser', ['__write_path_rehearsal__']);
+  const dataset = makeUrn(namespace, 'dataset', [makeUrn(namespace, 'dataPlatform', ['rehearsal']), 't', 'PROD']);
+  const field = (n: number) => makeUrn(namespace, 'schemaField', [dataset, `c${n}`]);
   const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
   const plan: GroupPlan = {
     wipes: [{ urn, names: ['a'] }, { urn, names: null }],

@@ -1,0 +1,3 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const containerProperties: AspectBehaviour = { name: 'containerProperties', entityProperties: { nameField: 'name' } };

@@ -1,0 +1,3 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const dataPlatformInfo: AspectBehaviour = { name: 'dataPlatformInfo', entityProperties: { nameField: 'name' } };

@@ -1,0 +1,3 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const domainProperties: AspectBehaviour = { name: 'domainProperties', entityProperties: { nameField: 'name' } };

@@ -1,0 +1,7 @@
+import { institutionalMemoryEvents } from '../../services/history/change-events';
+import type { AspectBehaviour } from './behaviour';
+
+export const institutionalMemory: AspectBehaviour = {
+  name: 'institutionalMemory',
+  timeline: { categories: { dataset: ['DOCUMENTATION'] }, changes: (base, target, urn) => institutionalMemoryEvents(base, target, urn) },
+};

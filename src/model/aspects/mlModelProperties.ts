@@ -1,0 +1,3 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const mlModelProperties: AspectBehaviour = { name: 'mlModelProperties', entityProperties: { nameField: 'name' } };

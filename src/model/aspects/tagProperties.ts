@@ -1,0 +1,3 @@
+import type { AspectBehaviour } from './behaviour';
+
+export const tagProperties: AspectBehaviour = { name: 'tagProperties', entityProperties: { nameField: 'name' } };
