@@ -26,7 +26,7 @@ const RAW_INCOMING = `MATCH (s:Entity {urn: $urn})<-[r]-(t:Entity)
 WHERE size($types) = 0 OR type(r) IN $types
 WITH DISTINCT type(r) AS type, t.urn AS entity
 ORDER BY type, entity
-WITH collect({type: type, entity: entity}) AS rows
+WITH collect(type + '|' + entity) AS rows
 RETURN size(rows) AS total, rows[$start..($start + $count)] AS page`;
 
 const datasetUrn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,read.table_${i},PROD)`;
