@@ -4,6 +4,7 @@ import type { Integer, ManagedTransaction } from 'neo4j-driver';
 import type { Neo4jExecutor } from './neo4j-executor';
 import type { Peer } from './process-lease';
 import type { LatestRead, ReadCoherence } from './read-coherence';
+import { RelationshipPageCache, type CachedRelationshipPage } from './relationship-page-cache';
 import type { StatementName } from './statements.generated';
 
 export interface AuditStamp {
@@ -236,9 +237,16 @@ export class AspectStore {
     return records.map((r) => ({ version: Number(r.get('version')), value: JSON.parse(r.get('value')) }));
   }
 
-  /** One page of an entity's edges; requests that arrive together share one round trip. */
-  relationships(urn: string, direction: 'INCOMING' | 'OUTGOING', types: string[], start: number, count: number): Promise<{ total: number; relationships: Relationship[] }> {
-    return (direction === 'OUTGOING' ? this.outgoingReads : this.incomingReads).load({ urn, types, start, count });
+  /**
+   * One page of an entity's edges; requests that arrive together share one round trip. With unchecked reads, a page
+   * read before is served without asking (see RelationshipPageCache).
+   */
+  async relationships(urn: string, direction: 'INCOMING' | 'OUTGOING', types: string[], start: number, count: number): Promise<{ total: number; relationships: Relationship[] }> {
+    const read = this.coherence?.beforeRelationshipRead(RelationshipPageCache.key(direction, urn, types, start, count));
+    const page = read?.served ?? (await (direction === 'OUTGOING' ? this.outgoingReads : this.incomingReads).load({ urn, types, start, count }));
+    if (read && !read.served) read.answered(page);
+    // Each read gets its own objects: a caller may change its page.
+    return { total: page.total, relationships: page.rows.map(toRelationship) };
   }
 
   private readonly outgoingReads = this.coalesced((r: readonly RelationshipRead[]) => this.relationshipPages('relationships/outgoingMany', r));
@@ -249,7 +257,7 @@ export class AspectStore {
    * (bench/read.ts at 32 clients: 8 reads of 2.3 distinct entities per batch), and each costs Neo4j every edge of the
    * entity, not just the page. Every read still gets an answer read after it was asked for.
    */
-  private async relationshipPages(statement: StatementName, reads: readonly RelationshipRead[]): Promise<{ total: number; relationships: Relationship[] }[]> {
+  private async relationshipPages(statement: StatementName, reads: readonly RelationshipRead[]): Promise<CachedRelationshipPage[]> {
     const keyOf = new Map<string, number>();
     const items: { key: number; urn: string; types: string[]; start: Integer; count: Integer }[] = [];
     const itemOf = reads.map((r) => {
@@ -262,10 +270,9 @@ export class AspectStore {
       return key;
     });
     const records = await this.neo4j.query('retrieval.relationships', statement, { items });
-    const answers = items.map(() => ({ total: 0, rows: [] as string[] }));
+    const answers: CachedRelationshipPage[] = items.map(() => ({ total: 0, rows: [] }));
     for (const record of records) answers[record.get('key') as number] = { total: Number(record.get('total')), rows: record.get('page') as string[] };
-    // Each read gets its own objects: a caller may change its page.
-    return itemOf.map((key) => ({ total: answers[key].total, relationships: answers[key].rows.map(toRelationship) }));
+    return itemOf.map((key) => answers[key]);
   }
 
 }
