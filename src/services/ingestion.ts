@@ -6,7 +6,7 @@ import { assertNesting } from '../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../model/registry';
 import { tryParseUrn, type Urn } from '../model/urn';
 import type { GroupWriter } from './write-path/group-writer';
-import type { ItemOutcome, Projected, WriteItem } from './write-path/plan';
+import type { ItemOutcome, Projected, ProjectedEdges, WriteItem } from './write-path/plan';
 import { applyPatch, parsePatch } from './patch/json-patch';
 
 export interface TimeseriesEvent {
@@ -352,11 +352,19 @@ export class IngestionService {
   }
 
   /** Serialized value, hash and projected edges of a validated value. */
+  /** The edges and column edges a stored value of an aspect projects (restore's reprojections: no value, no hash). */
+  projectEdges(aspectName: string, value: Record<string, unknown>): ProjectedEdges {
+    const aspect = this.registry.aspects.get(aspectName);
+    if (!aspect) throw new Error(`aspect '${aspectName}' is not in the registry`);
+    return this.edgesOf(aspect, value);
+  }
+
   private project(aspect: AspectSpec, value: Record<string, unknown>): Projected {
+    return { value: JSON.stringify(value), hash: contentHash(value), parsed: value, ...this.edgesOf(aspect, value) };
+  }
+
+  private edgesOf(aspect: AspectSpec, value: Record<string, unknown>): ProjectedEdges {
     return {
-      value: JSON.stringify(value),
-      hash: contentHash(value),
-      parsed: value,
       edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
       columnEdges: aspect.behaviour?.columnEdges?.(value, this.registry.urnNamespace) ?? [],
     };

@@ -6,7 +6,7 @@ import type { BulkOperation, SearchEngine } from '../stores/search/engine';
 import type { IndexNames } from '../stores/search/mappings';
 import { buildDocument } from './indexing/document';
 import type { IngestionService } from './ingestion';
-import type { WriteItem } from './write-path/plan';
+import type { ProjectedEdges, WriteItem } from './write-path/plan';
 
 export interface RestoreRequest {
   urn?: string;
@@ -57,6 +57,37 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** Per aspect, the edges (`type|target`) and column edges (`source|target`) an entity's aspects own now. */
+function ownedEdges(entity: RestoreEntity): Map<string, { edges: Set<string>; columnEdges: Set<string> }> {
+  const owned = new Map<string, { edges: Set<string>; columnEdges: Set<string> }>();
+  const of = (aspect: string) => {
+    let o = owned.get(aspect);
+    if (!o) owned.set(aspect, (o = { edges: new Set(), columnEdges: new Set() }));
+    return o;
+  };
+  for (const row of entity.edges) {
+    const bar = row.indexOf('|');
+    of(row.slice(0, bar)).edges.add(row.slice(bar + 1));
+  }
+  for (const row of entity.columnEdges) {
+    const bar = row.indexOf('|');
+    of(row.slice(0, bar)).columnEdges.add(row.slice(bar + 1));
+  }
+  return owned;
+}
+
+/** Whether the stored edges of an aspect are exactly those its value projects (as the write path keys them). */
+function sameEdges(projected: ProjectedEdges, stored: { edges: Set<string>; columnEdges: Set<string> } | undefined): boolean {
+  const edges = new Set(projected.edges.map((e) => `${e.type}|${e.target}`));
+  const columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
+  const equal = (a: Set<string>, b: Set<string> | undefined) => a.size === (b?.size ?? 0) && [...a].every((k) => b!.has(k));
+  return equal(edges, stored?.edges) && equal(columnEdges, stored?.columnEdges);
+}
+
+function edgeCount(projected: ProjectedEdges): number {
+  return projected.edges.length + (projected.columnEdges?.length ?? 0);
+}
+
 function zero(): RestoreCounts {
   return { entitiesRead: 0, rowsRead: 0, documentsWritten: 0, edgesWritten: 0, ignored: 0, timeTakenMs: 0 };
 }
@@ -74,7 +105,7 @@ export class RestoreService {
     private readonly engine: SearchEngine,
     private readonly names: IndexNames,
     private readonly indices: { ensureIndices(entityTypes?: Iterable<string>, options?: { recheck?: boolean }): Promise<void> },
-    private readonly writes: Pick<IngestionService, 'projectStored' | 'submit'>,
+    private readonly writes: Pick<IngestionService, 'projectEdges' | 'submit'>,
   ) {}
 
   /** One page: `batchSize` entities from row `start` of those matching, ordered by urn (restoreIndices). */
@@ -104,13 +135,15 @@ export class RestoreService {
     const batchSize = request.batchSize ?? 1000;
  const read = (after: string) => this.store.page({ ...filters, from: after > filters.from ? after : filters.from, after, skip: 0, limit: batchSize });
     const totals = zero();
+    // Each entity type's index is checked once per run, not once per batch (a round trip and the whole mapping each).
+    const checked = new Set<string>();
     let next: Promise<RestoreEntity[]> = read('');
     for (;;) {
       const page = await next;
       if (page.length === 0) break;
       next = page.length < batchSize ? Promise.resolve([]) : read(page[page.length - 1].urn);
       next.catch(() => undefined); // a failure surfaces when awaited
-      const counts = await this.restorePage(page, filters.aspect);
+      const counts = await this.restorePage(page, filters.aspect, checked);
       for (const key of ['entitiesRead', 'rowsRead', 'documentsWritten', 'edgesWritten', 'ignored'] as const) totals[key] += counts[key];
       totals.timeTakenMs = Math.round(performance.now() - started);
       onBatch({ ...totals });
@@ -134,7 +167,8 @@ export class RestoreService {
     return { urn, aspect, urnRegex: pattern?.regex ?? null, from, to: urn ? `${urn}\u0000` : prefixEnd(from) };
   }
 
-  private async restorePage(page: RestoreEntity[], aspectFilter: string | null): Promise<RestoreCounts> {
+  /** `checked`: entity types whose indices this run has checked already (and adds those it checks). */
+  private async restorePage(page: RestoreEntity[], aspectFilter: string | null, checked = new Set<string>()): Promise<RestoreCounts> {
     const counts = zero();
     const documents: BulkOperation[] = [];
     const reprojections: Extract<WriteItem, { kind: 'reproject' }>[] = [];
@@ -148,6 +182,7 @@ export class RestoreService {
         continue;
       }
       const values = new Map<string, Record<string, unknown>>();
+      const owned = ownedEdges(entity);
       for (const row of entity.aspects) {
         const aspect = this.registry.aspects.get(row.name);
         let value: unknown = null;
@@ -162,8 +197,11 @@ export class RestoreService {
         }
         values.set(row.name, value);
         if (selected(row.name) && (aspect.relationships.length > 0 || aspect.behaviour?.columnEdges)) {
-          const projected = this.writes.projectStored(row.name, value);
-          reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
+          const projected = this.writes.projectEdges(row.name, value);
+          // Already exactly right when read (the value and the edges came from one statement): nothing to write. Were
+          // either changed since, by a write that made its own edges.
+          if (sameEdges(projected, owned.get(row.name))) counts.edgesWritten += edgeCount(projected);
+          else reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
         }
       }
       if (values.size === 0) continue;
@@ -175,7 +213,11 @@ export class RestoreService {
         version: entity.rev,
       });
     }
-    await this.indices.ensureIndices(documents.map((d) => tryParseUrn(d.id)?.entityType ?? ''), { recheck: true });
+    const unchecked = new Set(documents.map((d) => tryParseUrn(d.id)?.entityType ?? '').filter((type) => !checked.has(type)));
+    if (unchecked.size > 0) {
+      await this.indices.ensureIndices(unchecked, { recheck: true });
+      for (const type of unchecked) checked.add(type);
+    }
     const [written, outcomes] = await Promise.all([this.engine.bulk(documents), this.writes.submit(reprojections)]);
     const failed = written.filter((r) => !r.ok);
     if (failed.length > 0) {
@@ -186,7 +228,7 @@ export class RestoreService {
     // An aspect written since it was read keeps the edges that newer write projected.
     reprojections.forEach((r, i) => {
       if (outcomes[i].unchanged) counts.ignored++;
-      else counts.edgesWritten += r.projected.edges.length + (r.projected.columnEdges?.length ?? 0);
+      else counts.edgesWritten += edgeCount(r.projected);
     });
     return counts;
   }
