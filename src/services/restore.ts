@@ -96,7 +96,8 @@ function zero(): RestoreCounts {
  * Rebuilds the derived state of entities from Neo4j, the source of truth: their search documents (written with the
  * entity revision as external version, so a concurrent newer write is never overwritten) and the edges projected
  * from their latest aspect values. Edges go through the write path (a `reproject` per aspect): the same projection
- * and the same edge plan as the write that stored the value, under the entity's lock.
+ * and the same edge plan as the write that stored the value, under the entity's lock. An aspect whose edges the page
+ * read found exactly right is left alone: a page of healthy entities costs no write transaction.
  */
 export class RestoreService {
   constructor(
