@@ -8,9 +8,10 @@ import { backends, compareWithRaw, flag, http, report, startServiceProcess, stri
  * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
  * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included. entitiesV2 is also sent
  * through a bare node:http server (bench/http-floor.ts), the floor the service's ratio is read against.
- * The service processes here serve cached entities without asking Neo4j (READ_CACHE_UNCHECKED=true; every write tells them first): entitiesV2
- * is measured again with requests alternating between two service processes, and through a process that checks every
- * cached copy with Neo4j (READ_CACHE_UNCHECKED=false).
+ * The service processes here serve cached entities and relationship pages without asking Neo4j (READ_CACHE_UNCHECKED=true;
+ * every write tells them first): entitiesV2 is measured again with requests alternating between two service processes,
+ * and both again through a process that checks every cached copy with Neo4j and keeps no relationship pages
+ * (READ_CACHE_UNCHECKED=false).
  *   npx tsx bench/read.ts [--datasets 2000] [--requests 10000] [--concurrency 32] [--only entitiesV2|relationships]
  */
 const datasets = flag('datasets', 2000);
@@ -26,7 +27,7 @@ const RAW_INCOMING = `MATCH (s:Entity {urn: $urn})<-[r]-(t:Entity)
 WHERE size($types) = 0 OR type(r) IN $types
 WITH DISTINCT type(r) AS type, t.urn AS entity
 ORDER BY type, entity
-WITH collect({type: type, entity: entity}) AS rows
+WITH collect(type + '|' + entity) AS rows
 RETURN size(rows) AS total, rows[$start..($start + $count)] AS page`;
 
 const datasetUrn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,read.table_${i},PROD)`;
@@ -103,6 +104,20 @@ async function main() {
       summary = await compareWithRaw(operations, rows, options);
     } finally {
       floor.stop();
+    }
+    if (!only || 'relationships'.startsWith(only)) {
+      const checking = await startServiceProcess(b, { READ_CACHE_UNCHECKED: 'false' });
+      try {
+        const checked = {
+          'relationships, no pages kept (READ_CACHE_UNCHECKED=false)': {
+            service: async (n: number) => (await http(`${checking.url}/relationships?direction=INCOMING&urn=${encodeURIComponent(ownerUrn(owner(n)))}&types=OwnedBy&count=100`)).ok,
+            raw: operations.relationships.raw,
+          },
+        };
+        Object.assign(summary, await compareWithRaw(checked, rows, { ...options, pids: { ...options.pids, service: checking.child.pid! } }));
+      } finally {
+        await checking.stop();
+      }
     }
     if (!only || 'entitiesV2'.startsWith(only)) {
       const entity = (n: number) => `/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`;

@@ -18,4 +18,13 @@ CALL (e) {
   MATCH (e)-[:ASPECT]->(a:Aspect)
   RETURN collect({name: a.name, value: a.value, hash: a.hash}) AS aspects
 }
-RETURN e.urn AS urn, e.rev AS rev, e.type AS entityType, aspects
+// The edges the entity's aspects own now (`aspect|type|target`) and its column edges (`aspect|source|target`): an
+// aspect whose edges are already exactly what its value projects needs no write.
+CALL (e) {
+  // Hinted for the reason given in writes.cypher `lock`.
+  OPTIONAL MATCH (f:Entity)-[c:DownstreamOf {owner: e.urn}]->(u:Entity)
+  USING INDEX SEEK c:DownstreamOf(owner)
+  RETURN collect(c.aspect + '|' + f.urn + '|' + u.urn) AS columnEdges
+}
+RETURN e.urn AS urn, e.rev AS rev, e.type AS entityType, aspects, columnEdges,
+       [(e)-[r]->(t:Entity) WHERE r.aspect IS NOT NULL | r.aspect + '|' + type(r) + '|' + t.urn] AS edges

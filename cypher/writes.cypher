@@ -27,12 +27,14 @@ REMOVE e._LOCK_
 SET e.rev = CASE WHEN coalesce(previousRev, 0) >= $revFloor THEN previousRev + 1 ELSE $revFloor END
 WITH x, e, created, previousRev
 CALL (x, e) {
+  // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each).
+  WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn]] AS owned
   OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
   WHERE x.all OR a.name IN x.names
-  WITH a WHERE a IS NOT NULL
+  WITH owned, a WHERE a IS NOT NULL
   OPTIONAL MATCH (h:Aspect {urn: x.urn, name: a.name})
   WHERE h.version > 0
-  WITH a, max(h.version) AS top, count(h) AS history
+  WITH owned, a, max(h.version) AS top, count(h) AS history
   CALL (x, a) {
     // Owned edges between schemaField nodes, sought in the relationship index on owner. The hint keeps the plan a seek:
     // planned while the graph had dataset-level lineage but few column edges, Neo4j scanned this index and kept the plan
@@ -45,7 +47,7 @@ CALL (x, e) {
   }
   RETURN collect({name: a.name, hash: a.hash, top: coalesce(top, 0), history: history,
                   value: CASE WHEN a.name IN x.values THEN a.value END,
-                  edges: [(e)-[r]->(t:Entity) WHERE r.aspect = a.name | type(r) + '|' + t.urn],
+                  edges: [o IN owned WHERE o[0] = a.name | o[1]],
                   columnEdges: columnEdges}) AS aspects
 }
 RETURN x.urn AS urn, e.rev AS rev, previousRev, created, aspects

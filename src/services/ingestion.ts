@@ -2,7 +2,7 @@ import type { Principal } from '../auth';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { GroupWriter } from './write-path/group-writer';
-import type { ItemOutcome, Projected, WriteItem } from './write-path/plan';
+import type { ItemOutcome, Projected, ProjectedEdges, WriteItem } from './write-path/plan';
 import { WritePreparer, type Prepared, type TimeseriesEvent } from './write-path/prepare';
 
 /** Where time-series aspects go (the search engine); they never become Neo4j versions. */
@@ -119,6 +119,10 @@ export class IngestionService {
   /** What a stored value of an aspect projects (hash, edges, column edges), for writes restoring a kept version. */
   projectStored(aspectName: string, value: Record<string, unknown>): Projected {
     return this.prepare.projectStored(aspectName, value);
+  }
+
+  projectEdges(aspectName: string, value: Record<string, unknown>): ProjectedEdges {
+    return this.prepare.projectEdges(aspectName, value);
   }
 
   /** Write items built elsewhere in the domain (a rollback's reverts and deletes), as one unit: one transaction. */

@@ -213,4 +213,55 @@ describe('process lease', () => {
       await svc.close();
     }
   }, 90_000);
+
+  it("relationship pages are served unchecked too, and any write through either process drops them before it is acknowledged", async () => {
+    const svc = await startTestService({ READ_CACHE_UNCHECKED: 'true' });
+    let other: { url: string; stop(): Promise<void> } | undefined;
+    const id = uniqueId();
+    const owner = `urn:li:corpuser:pages_${id}`;
+    const [a, b] = [ds(`pages_a_${id}`), ds(`pages_b_${id}`)];
+    const incoming = `/relationships?direction=INCOMING&urn=${enc(owner)}&types=OwnedBy`;
+    const outgoing = `/relationships?direction=OUTGOING&urn=${enc(a)}&types=OwnedBy`;
+    const owned = async (base: string) => (await (await fetch(`${base}${incoming}`)).json()).entities as string[];
+    const ownersOfA = async (base: string) => (await (await fetch(`${base}${outgoing}`)).json()).entities as string[];
+    const own = async (base: string, urn: string, owners: string[]) =>
+      (await fetch(`${base}/aspects?action=ingestProposal`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(proposal(urn, 'ownership', { owners: owners.map((o) => ({ owner: o, type: 'DATAOWNER' })) })),
+      })).status;
+    try {
+      other = await serviceProcess({ NEO4J_URI: process.env.TEST_NEO4J_URI!, SEARCH_URL: process.env.TEST_OPENSEARCH_URL!, LOG_LEVEL: 'silent', READ_CACHE_UNCHECKED: 'true' });
+      await until(() => svc.lease.unchecked(), 30_000);
+      expect(await own(svc.url, a, [owner])).toBe(200);
+      expect(await owned(svc.url)).toEqual([a]);
+      expect(await ownersOfA(svc.url)).toEqual([owner]);
+
+      const queries = jest.spyOn(svc.graph, 'query');
+      const relationshipReads = () => queries.mock.calls.filter(([caller]) => caller === 'retrieval.relationships').length;
+      expect(await owned(svc.url)).toEqual([a]);
+      expect(await ownersOfA(svc.url)).toEqual([owner]);
+      expect(relationshipReads()).toBe(0);
+
+      // Another entity's write through the other process changes the owner's incoming page: gone before it is answered.
+      expect(await own(other.url, b, [owner])).toBe(200);
+      expect(await owned(svc.url)).toEqual([a, b]);
+      expect(await owned(svc.url)).toEqual([a, b]);
+      expect(relationshipReads()).toBe(1);
+      queries.mockRestore();
+
+      // And the other way round, for both directions; a hard delete of a source takes its edges out of the pages too.
+      expect(await owned(other.url)).toEqual([a, b]);
+      expect(await ownersOfA(other.url)).toEqual([owner]);
+      expect(await own(svc.url, a, [])).toBe(200);
+      expect(await owned(other.url)).toEqual([b]);
+      expect(await ownersOfA(other.url)).toEqual([]);
+      expect((await svc.call('POST', '/entities?action=delete', { urn: b })).status).toBe(200);
+      expect(await owned(other.url)).toEqual([]);
+    } finally {
+      await other?.stop();
+      for (const urn of [a, b]) await svc.call('POST', '/entities?action=delete', { urn });
+      await svc.close();
+    }
+  }, 90_000);
 });

@@ -107,13 +107,19 @@ describe('read path', () => {
     try {
       const [latest, pages] = await Promise.all([
         Promise.all(urns.map((urn) => store.latest(urn, null))),
-        Promise.all(owners.map((owner) => store.relationships(owner, 'INCOMING', ['OwnedBy'], 0, 100))),
+        // Owner 0's page twice more: identical reads in one batch are asked once, each still gets its own answer.
+        Promise.all([...owners, owners[0], owners[0]].map((owner) => store.relationships(owner, 'INCOMING', ['OwnedBy'], 0, 100))),
       ]);
       // The service's own background work (indexer, lease renewals) shares this store; only these reads are counted.
       const reads = queries.mock.calls.map(([caller]) => caller).filter((c) => c === 'retrieval.latest' || c === 'retrieval.relationships');
       expect(reads.sort()).toEqual(['retrieval.latest', 'retrieval.relationships']);
       expect(latest.map((aspects) => aspects.find((a) => a.name === 'datasetProperties')?.value.name)).toEqual(urns.map((_, i) => `n${i}`));
-      expect(pages.map((p) => p.total)).toEqual([20, 16, 12, 8, 4]);
+      expect(pages.map((p) => p.total)).toEqual([20, 16, 12, 8, 4, 20, 20]);
+      const relationshipCall = queries.mock.calls.find(([caller]) => caller === 'retrieval.relationships')!;
+      expect((relationshipCall[2] as { items: unknown[] }).items).toHaveLength(owners.length);
+      expect(pages[5]).toEqual(pages[0]);
+      expect(pages[5].relationships).not.toBe(pages[0].relationships);
+      expect(pages[0].relationships[0]).toEqual({ type: 'OwnedBy', entity: [...urns].sort()[0] });
     } finally {
       queries.mockRestore();
     }

@@ -93,6 +93,9 @@ export interface Projected {
   columnEdges?: ColumnEdge[];
 }
 
+/** What a reprojection needs of a value's projection: its edges, not the value or its hash. */
+export type ProjectedEdges = Pick<Projected, 'edges' | 'columnEdges'>;
+
 export interface ColumnEdge {
   source: string;
   target: string;
@@ -136,7 +139,7 @@ export type WriteItem =
    * A restore: the edges and column edges of the stored latest value (if its hash is still `expectedHash`) are made
    * exactly those `projected` holds; no version is written.
    */
-  | { kind: 'reproject'; urn: string; entityType: string; name: string; expectedHash: string; projected: Projected }
+  | { kind: 'reproject'; urn: string; entityType: string; name: string; expectedHash: string; projected: ProjectedEdges }
   /** `marker`: the pending-delete marker written for this delete (PendingDeleteMarkers), kept on the outbox entry. */
   | { kind: 'deleteAspect'; urn: string; entityType: string; name: string; marker?: string }
   | { kind: 'deleteEntity'; urn: string; entityType: string; marker?: string };
@@ -440,7 +443,7 @@ function applyReproject(item: Extract<WriteItem, { kind: 'reproject' }>, e: Enti
   return { unchanged: false, rows: 0 };
 }
 
-function setEdges(a: AspectState, projected: Projected): void {
+function setEdges(a: AspectState, projected: ProjectedEdges): void {
   a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
   a.columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
 }

@@ -6,7 +6,7 @@ import { assertNesting } from '../../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../../model/registry';
 import { tryParseUrn, type Urn } from '../../model/urn';
 import { applyPatch, parsePatch } from '../patch/json-patch';
-import type { Projected, WriteItem } from './plan';
+import type { Projected, ProjectedEdges, WriteItem } from './plan';
 
 /*
  * The prepare stage of the write path (see ./pipeline.ts): a request becomes WriteItems — proposals, snapshots and
@@ -220,6 +220,13 @@ export class WritePreparer {
     return this.project(aspect, value);
   }
 
+  /** The edges and column edges a stored value of an aspect projects (restore's reprojections: no value, no hash). */
+  projectEdges(aspectName: string, value: Record<string, unknown>): ProjectedEdges {
+    const aspect = this.registry.aspects.get(aspectName);
+    if (!aspect) throw new Error(`aspect '${aspectName}' is not in the registry`);
+    return this.edgesOf(aspect, value);
+  }
+
   /**
    * DataHub's PATCH: the patch is checked now (a bad one rejects the batch before anything is written); it is applied to
    * the current value inside the write transaction, and the result is validated and written like an UPSERT.
@@ -327,6 +334,12 @@ export class WritePreparer {
       value: serialized,
       hash: hashOfCanonicalJson(serialized),
       parsed: value,
+      ...this.edgesOf(aspect, value),
+    };
+  }
+
+  private edgesOf(aspect: AspectSpec, value: Record<string, unknown>): ProjectedEdges {
+    return {
       edges: this.registry.edgesOf(aspect, value).map((e) => ({ ...e, targetType: tryParseUrn(e.target)?.entityType ?? 'unknown' })),
       columnEdges: aspect.behaviour?.columnEdges?.(value, this.registry.urnNamespace) ?? [],
     };

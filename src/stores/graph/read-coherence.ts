@@ -3,6 +3,7 @@ import type { PeerInvalidation } from '../peers/peer-invalidation';
 import type { StoredAspect } from './aspect-store';
 import { LatestAspectCache, type CachedLatest } from './latest-aspect-cache';
 import type { Peer, ProcessLease } from './process-lease';
+import { RelationshipPageCache, type CachedRelationshipPage } from './relationship-page-cache';
 
 /** A read of one entity's latest aspects ($names null: all). */
 export interface LatestRead {
@@ -28,6 +29,12 @@ export interface CoherentRead {
   end(): void;
 }
 
+/** One relationship read, as read coherence sees it: a page to serve without asking Neo4j, or where Neo4j's answer goes. */
+export interface CoherentRelationshipRead {
+  readonly served: CachedRelationshipPage | undefined;
+  answered(page: CachedRelationshipPage): void;
+}
+
 /**
  * The read-cache protocol behind one seam. The aspect store asks it what a read may serve (`beforeRead`) and which
  * peer processes a write transaction must find (`peersQuery`); the write path's publish stage tells it every write
@@ -40,6 +47,8 @@ export interface ReadCoherence {
   /** Parameters of `processes/peers`, read first in every write transaction; null: no peer needs telling. */
   peersQuery(): { id: string } | null;
   beforeRead(reads: readonly LatestRead[]): CoherentRead;
+  /** A relationship page (RelationshipPageCache.key); null: always asked of Neo4j. */
+  beforeRelationshipRead(key: string): CoherentRelationshipRead | null;
   /**
    * After a write transaction, committed or not (a failed commit may still have committed): drops this process's copies
    * of `urns` and tells `peers` (the processes every attempt of the transaction found), or revokes them. Resolves once
@@ -62,16 +71,27 @@ export class LeasedReadCoherence implements ReadCoherence {
     private readonly cache: LatestAspectCache | null,
     private readonly lease: ProcessLease | null = null,
     private readonly peers: PeerNotifier | null = null,
+    private readonly pages: RelationshipPageCache | null = null,
   ) {}
 
   /**
    * The mode the options choose. Unchecked reads need the peer channel: this process listens for others' writes and
-   * advertises where (the lease then carries it), so every write tells it before it is acknowledged.
+   * advertises where (the lease then carries it), so every write tells it before it is acknowledged. Only then are
+   * relationship pages cached too (a quarter of the budget): nothing cheaper than the page itself tells whether one is
+   * current, so they cannot be checked.
    */
   static async open(options: ReadCoherenceOptions, lease: ProcessLease, peers: PeerInvalidation): Promise<LeasedReadCoherence> {
-    const cache = options.cacheBytes > 0 ? new LatestAspectCache(options.cacheBytes) : null;
-    if (cache && options.unchecked) lease.advertise(await peers.listen((urns) => cache.invalidate(urns)));
-    return new LeasedReadCoherence(cache, lease, peers);
+    if (options.cacheBytes <= 0) return new LeasedReadCoherence(null, lease, peers);
+    if (!options.unchecked) return new LeasedReadCoherence(new LatestAspectCache(options.cacheBytes), lease, peers);
+    const cache = new LatestAspectCache(options.cacheBytes - Math.floor(options.cacheBytes / 4));
+    const pages = new RelationshipPageCache(Math.floor(options.cacheBytes / 4));
+    lease.advertise(
+      await peers.listen((urns) => {
+        cache.invalidate(urns);
+        pages.invalidate();
+      }),
+    );
+    return new LeasedReadCoherence(cache, lease, peers, pages);
   }
 
   peersQuery(): { id: string } | null {
@@ -116,8 +136,26 @@ export class LeasedReadCoherence implements ReadCoherence {
     };
   }
 
+  beforeRelationshipRead(key: string): CoherentRelationshipRead | null {
+    const pages = this.pages;
+    const lease = this.lease;
+    if (!pages || !lease?.unchecked()) return null;
+    const epoch = lease.epoch;
+    const served = pages.get(key, epoch);
+    if (served) return { served, answered: () => undefined };
+    const ticket = pages.beginRead();
+    return {
+      served: undefined,
+      // Kept only if the lease held throughout and no write's invalidation overtook the read.
+      answered: (page) => {
+        if (lease.unchecked() && lease.epoch === epoch) pages.set(key, page, epoch, ticket);
+      },
+    };
+  }
+
   async afterCommit(urns: readonly string[], peers: readonly Peer[], committed: boolean): Promise<void> {
     this.cache?.invalidate(urns);
+    this.pages?.invalidate();
     if (peers.length === 0 || !this.peers) return;
     const told = this.peers.notify(peers, urns);
     // A failed write reports its own error; a committed one is not acknowledged unless every peer was handled.

@@ -20,6 +20,10 @@ export interface RestoreEntity {
   rev: number;
   entityType: string;
   aspects: { name: string; value: string; hash: string }[];
+  /** The edges its aspects own now, `aspect|type|target`. */
+  edges: string[];
+  /** The column edges its aspects own now, `aspect|source|target`. */
+  columnEdges: string[];
 }
 
 /** Reads for restoreIndices (cypher/restore.cypher); its edges are rewritten through the write path. */
@@ -37,6 +41,8 @@ export class RestoreStore {
       rev: Number(r.get('rev') ?? 0),
       entityType: r.get('entityType') as string,
       aspects: r.get('aspects') as RestoreEntity['aspects'],
+      edges: r.get('edges') as string[],
+      columnEdges: r.get('columnEdges') as string[],
     }));
   }
 }
