@@ -14,13 +14,14 @@ import { Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { OutboxStore } from '../src/stores/graph/outbox-store';
 import { RestoreStore } from '../src/stores/graph/restore-store';
 import { createSearchEngine } from '../src/stores/search/adapters';
-import { IndexNames } from '../src/stores/search/mappings';
+import { entityIndexDefinition, IndexNames } from '../src/stores/search/mappings';
+import { buildDocument } from '../src/services/indexing/document';
 import { backends, flag, report, ROOT } from './lib';
 
 /**
  * Full-restore throughput (restoreIndices / `npm run restore -- --all`): N datasets with 7 latest aspects each are
  * seeded straight into Neo4j, then restored (search documents + projected edges) by the service's RestoreService,
- * beside the same work sent straight to the backends: a raw Cypher read of the same pages, a bulk of one document per
+ * beside the same work sent straight to the backends: a raw Cypher read of the same pages, a bulk of the same document per
  * entity with the OpenSearch client, and the same edge MERGEs. Target: >= 10,000 aspects/s.
  *   BENCH_NEO4J_URI=… BENCH_SEARCH_URL=… npx tsx bench/restore.ts [--entities 100000] [--batchSize 1000]
  */
@@ -86,8 +87,13 @@ async function cleanup(driver: Driver): Promise<void> {
   }
 }
 
-/** The raw reference: same pages by keyset, one bulk of plain documents, the same edge MERGEs. */
-async function rawRestore(driver: Driver, client: Client, index: string): Promise<{ aspects: number; seconds: number }> {
+/**
+ * The raw reference: same pages by keyset, the same search documents (built by the service's document builder: the
+ * document is the product's, any restore builds it) in one bulk per page into an index of the same mapping, the same
+ * edge MERGEs; no locks, no plans, no outbox.
+ */
+async function rawRestore(driver: Driver, client: Client, index: string, registry: Registry): Promise<{ aspects: number; seconds: number }> {
+  const dataset = registry.entity('dataset');
   const started = performance.now();
   const read = async (after: string) => {
     const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
@@ -113,15 +119,16 @@ async function rawRestore(driver: Driver, client: Client, index: string): Promis
     const body: Record<string, unknown>[] = [];
     const edges: { urn: string; aspect: string; type: string; target: string }[] = [];
     for (const entity of page) {
-      const doc: Record<string, unknown> = { urn: entity.urn };
+      const values = new Map<string, Record<string, unknown>>();
       for (const a of entity.aspects) {
         const value = JSON.parse(a.value);
-        Object.assign(doc, value);
+        values.set(a.name, value);
         if (a.name === 'ownership') edges.push({ urn: entity.urn, aspect: a.name, type: 'OwnedBy', target: value.owners[0].owner });
         if (a.name === 'globalTags') edges.push({ urn: entity.urn, aspect: a.name, type: 'TaggedWith', target: value.tags[0].tag });
         if (a.name === 'upstreamLineage') edges.push({ urn: entity.urn, aspect: a.name, type: 'DownstreamOf', target: value.upstreams[0].dataset });
       }
       aspects += entity.aspects.length;
+      const doc = buildDocument(registry, dataset, entity.urn, values);
       body.push({ index: { _index: index, _id: entity.urn, version: entity.rev, version_type: 'external_gte' } }, doc);
     }
     const session = driver.session({ database: 'neo4j' });
@@ -159,9 +166,10 @@ async function main() {
     await graph.ensureSchema();
 
     // The raw reference first; then its edges go, so both runs create every edge.
+    const registry = Registry.load(join(ROOT, 'schema'));
     const rawIndex = `${prefix}raw`;
-    await client.indices.create({ index: rawIndex, body: { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: false, properties: { urn: { type: 'keyword' } } } } });
-    const raw = await rawRestore(driver, client, rawIndex);
+    await client.indices.create({ index: rawIndex, body: entityIndexDefinition(registry, registry.entity('dataset')) });
+    const raw = await rawRestore(driver, client, rawIndex, registry);
     const session = driver.session({ database: 'neo4j' });
     await session.run(
       `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix
@@ -170,7 +178,6 @@ async function main() {
     );
     await session.close();
 
-    const registry = Registry.load(join(ROOT, 'schema'));
     const names = new IndexNames(prefix);
     const aspectStore = new AspectStore(graph, prefix);
     const indices = new SearchIndexer(registry, aspectStore, new OutboxStore(graph, prefix), search, names, { batchSize, pollMs: 1000 }, logger);
