@@ -234,7 +234,7 @@ async function main() {
         }
       }
     }
-    // Where the time goes: PROFILE of every statement the store runs (one per hop, then the page).
+    // Where the time goes: PROFILE of every statement the store runs (one per hop, then the finish: page and maxHops cut).
     for (const [name, i, direction, hops] of [
       ['3 hops downstream from random', pickRandom('DOWNSTREAM'), 'DOWNSTREAM', 3],
       ['3 hops downstream from hub', hubsDown[0], 'DOWNSTREAM', 3],
@@ -250,7 +250,7 @@ async function main() {
         };
         walk(run.profile as never);
         return {
-          statement: run.text.startsWith('UNWIND range') ? `hop ${k + 1}` : 'page',
+          statement: run.text.startsWith('UNWIND range') ? `hop ${k + 1}` : 'finish',
           totalDbHits: ops.reduce((n, o) => n + o.dbHits, 0),
           rows: ops[0]?.rows,
           top: [...ops].sort((x, y) => y.dbHits - x.dbHits).slice(0, 5),

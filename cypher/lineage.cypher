@@ -6,7 +6,9 @@
 // @name hop
 // One hop from $frontier (urns): every lineage neighbour in the walk direction of the kind walked ($columns:
 // schemaField nodes only, else every node but schemaFields), once, with the index in $frontier of one parent (the
-// first), how many lineage edges lead on from it (the fan-out and max-hops rules) and whether it is soft-deleted.
+// first) and whether it is soft-deleted. `onward`, its lineage edges in the walk direction (the fan-out rule), is
+// counted only when it has more than $fanOut edges of any kind: counting 16 relationship types walks a small node's
+// edges 16 times, while its total degree is one read. `fromType`: on the first hop, the start's type.
 // Neighbours already visited come back too (the caller skips them): sending the visited set would cost more.
 UNWIND range(0, size($frontier) - 1) AS i
 MATCH (a:Entity {urn: $frontier[i]})
@@ -17,18 +19,22 @@ CALL (a) {
   MATCH (a)<-[:{{back}}]-(b:Entity)
   RETURN b
 }
-WITH b, min(i) AS parent
+WITH b, min(i) AS parent, min(a.type) AS fromType
 WHERE (b.type = 'schemaField') = $columns
-RETURN b.urn AS urn, b.type AS type, parent,
-       COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } AS onward,
+RETURN b.urn AS urn, b.type AS type, parent, fromType,
+       CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
        EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } AS removed
 
-// @name page
-// The page's entities with the aspects the clients read ($urns, in page order), and the start's type (for the paths).
-MATCH (s:Entity {urn: $urn})
-CALL () {
-  UNWIND $urns AS u
-  MATCH (n:Entity {urn: u})
-  RETURN collect({urn: u, aspects: [(n)-[:ASPECT]->(a:Aspect) WHERE a.name IN $aspects | {name: a.name, value: a.value}]}) AS page
-}
-RETURN s.type AS startType, page
+// @name finish
+// Whether lineage leads on from any of $last (nodes at the hop bound: the maxHops cut), and the page's entities
+// ($urns, in page order) with the aspects the clients read.
+RETURN EXISTS {
+         UNWIND $last AS u
+         MATCH (n:Entity {urn: u})
+         WHERE EXISTS { (n)<-[:{{back}}]-() } OR EXISTS { (n)-[:{{fwd}}]->() }
+       } AS leadsOn,
+       COLLECT {
+         UNWIND $urns AS u
+         MATCH (n:Entity {urn: u})
+         RETURN {urn: u, aspects: [(n)-[:ASPECT]->(a:Aspect) WHERE a.name IN $aspects | {name: a.name, value: a.value}]}
+       } AS page

@@ -1,4 +1,5 @@
 import { status } from '../../model/aspects';
+import neo4j from 'neo4j-driver';
 import { DeadlineExceededError } from '../../model/errors';
 import type { Neo4jExecutor } from './neo4j-executor';
 
@@ -56,7 +57,17 @@ interface Reached {
   type: string;
   degree: number;
   parent: Reached | null;
-  onward: number;
+  /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
+  onward: number | null;
+  removed: boolean;
+}
+
+interface HopRow {
+  urn: string;
+  type: string;
+  parent: number;
+  fromType: string;
+  onward: number | null;
   removed: boolean;
 }
 
@@ -65,7 +76,7 @@ interface Reached {
  * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
  */
 export class LineageStore {
-  private readonly texts = new Map<LineageDirection, { hop: string }>();
+  private readonly texts = new Map<LineageDirection, { hop: string; finish: string }>();
 
   constructor(
     private readonly neo4j: Neo4jExecutor,
@@ -74,55 +85,60 @@ export class LineageStore {
     for (const name of edges.keys()) if (!IDENTIFIER.test(name)) throw new Error(`Lineage relationship name '${name}' is not a plain identifier`);
   }
 
-  /** The hop statement of one direction (cached: Neo4j then caches its plan too). */
-  private hopText(direction: LineageDirection): string {
+  /** The statements of one direction (cached: Neo4j then caches their plans too). */
+  private statements(direction: LineageDirection): { hop: string; finish: string } {
     let texts = this.texts.get(direction);
     if (!texts) {
       const all = [...this.edges.keys()];
       // Walking downstream follows isUpstream=false edges along their direction and isUpstream=true ones against it.
       const forward = all.filter((t) => this.edges.get(t)!.isUpstream === (direction === 'UPSTREAM'));
       const back = all.filter((t) => !forward.includes(t));
-      texts = {
-        hop: this.neo4j.cypher
-          .get('lineage/hop')
-          .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
-          .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE),
-      };
+      const fill = (text: string) => text.replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE).replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE);
+      texts = { hop: fill(this.neo4j.cypher.get('lineage/hop')), finish: fill(this.neo4j.cypher.get('lineage/finish')) };
       this.texts.set(direction, texts);
     }
-    return texts.hop;
+    return texts;
   }
 
   async traverse(q: LineageQuery): Promise<LineagePage> {
     if (!Number.isInteger(q.maxHops) || q.maxHops < 1 || q.maxHops > 100) throw new Error(`maxHops must be an integer in 1..100, got ${q.maxHops}`);
-    const hop = this.hopText(q.direction);
+    const { hop, finish } = this.statements(q.direction);
     const deadline = Date.now() + q.deadlineMs;
     const missed = () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`);
     return this.neo4j.read(
       'lineage.traverse',
       async (tx) => {
-        const { reached, visitCut } = await this.walk(q, async (frontier) => {
+        let startType = '';
+        const { reached, visitCut } = await this.walk(q, async (frontier, degree) => {
           if (Date.now() >= deadline) throw missed();
-          const params = { frontier, columns: q.columns, statusAspect: status.name };
-          return (await tx.run(hop, params)).records.map((r) => ({
-            urn: r.get('urn') as string,
-            type: r.get('type') as string,
-            parent: Number(r.get('parent')),
-            onward: Number(r.get('onward')),
-            removed: r.get('removed') === true,
-          }));
+          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name };
+          const rows = (await tx.run(hop, params)).records.map(
+            (r): HopRow => ({
+              urn: r.get('urn') as string,
+              type: r.get('type') as string,
+              parent: Number(r.get('parent')),
+              fromType: r.get('fromType') as string,
+              onward: r.get('onward') === null ? null : Number(r.get('onward')),
+              removed: r.get('removed') === true,
+            }),
+          );
+          if (degree === 1 && rows.length > 0) startType = rows[0].fromType;
+          return rows;
         });
+        const last = reached.filter((v) => v.degree === q.maxHops);
         const cut = {
           visitCap: visitCut,
-          fanOut: reached.some((v) => v.degree < q.maxHops && v.onward > q.fanOut),
-          maxHops: reached.some((v) => v.degree === q.maxHops && v.onward > 0),
+          fanOut: reached.some((v) => v.degree < q.maxHops && v.onward !== null && v.onward > q.fanOut),
+          maxHops: last.some((v) => v.onward !== null && v.onward > 0),
         };
+        // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet.
+        const ask = cut.maxHops ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
         const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
         const page = matched.slice(q.start, q.start + q.count);
-        if (page.length === 0) return { total: matched.length, cut, rows: [] };
+        if (page.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: [] };
         if (Date.now() >= deadline) throw missed();
-        const record = (await tx.run(this.neo4j.cypher.get('lineage/page'), { urn: q.urn, urns: page.map((v) => v.urn), aspects: q.aspects })).records[0];
-        const startType = record.get('startType') as string;
+        const record = (await tx.run(finish, { last: ask, urns: page.map((v) => v.urn), aspects: q.aspects })).records[0];
+        if (record.get('leadsOn') === true) cut.maxHops = true;
         const aspects = new Map((record.get('page') as { urn: string; aspects: { name: string; value: string }[] }[]).map((p) => [p.urn, p.aspects]));
         const rows: LineageRow[] = page.map((v) => {
           const path: { urn: string; type: string }[] = [];
@@ -147,16 +163,13 @@ export class LineageStore {
    * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
    * walk goes one node past the cap to tell a cut walk from one that just fits.
    */
-  private async walk(
-    q: LineageQuery,
-    hop: (frontier: string[]) => Promise<{ urn: string; type: string; parent: number; onward: number; removed: boolean }[]>,
-  ): Promise<{ reached: Reached[]; visitCut: boolean }> {
-    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: 0, removed: false };
-    const visited = new Map<string, Reached>([[q.urn, start]]);
+  private async walk(q: LineageQuery, hop: (frontier: string[], degree: number) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
+    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
+    const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
     let frontier = [start];
     for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
-      const rows = await hop(frontier.map((v) => v.urn));
+      const rows = await hop(frontier.map((v) => v.urn), degree);
       // In urn order within a degree: the nodes kept under the cap, and the order of the answer.
       rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
       const next: Reached[] = [];
@@ -164,9 +177,9 @@ export class LineageStore {
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
         const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
-        visited.set(row.urn, node);
+        visited.add(row.urn);
         reached.push(node);
-        if (node.onward > 0 && node.onward <= q.fanOut) next.push(node);
+        if (node.onward === null || (node.onward > 0 && node.onward <= q.fanOut)) next.push(node);
       }
       frontier = next;
     }
