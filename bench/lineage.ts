@@ -115,7 +115,7 @@ async function hopByHop(driver: Driver, start: string, direction: LineageDirecti
 }
 
 /** An executor whose read transactions PROFILE every statement, for the plans of the store's statements. */
-function profiling(executor: Neo4jExecutor, into: { text: string; profile: unknown }[]): Neo4jExecutor {
+function profiling(executor: Neo4jExecutor, into: { text: string; profile: unknown; found: number | null }[]): Neo4jExecutor {
   return {
     cypher: executor.cypher,
     read: (caller: string, work: (tx: ManagedTransaction) => Promise<unknown>, deadline?: { timeoutMs: number; onTimeout: () => Error }) =>
@@ -125,7 +125,8 @@ function profiling(executor: Neo4jExecutor, into: { text: string; profile: unkno
           work({
             run: async (text: string, params: Record<string, unknown>) => {
               const res = await tx.run(`PROFILE ${text}`, params);
-              into.push({ text, profile: res.summary.profile });
+              const found = res.records[0]?.keys.includes('found') ? (res.records[0].get('found') as unknown[]).length : null;
+              into.push({ text, profile: res.summary.profile, found });
               return res;
             },
           } as unknown as ManagedTransaction),
@@ -240,7 +241,7 @@ async function main() {
       ['3 hops downstream from hub', hubsDown[0], 'DOWNSTREAM', 3],
       ['10 hops downstream from hub', hubsDown[0], 'DOWNSTREAM', 10],
     ] as [string, number, LineageDirection, number][]) {
-      const runs: { text: string; profile: unknown }[] = [];
+      const runs: { text: string; profile: unknown; found: number | null }[] = [];
       await new LineageStore(profiling(executor, runs), registry.lineageRelationships()).traverse(query(i, direction, hops));
       profiles[name] = runs.map((run, k) => {
         const ops: { operator: string; details: string; rows: number; dbHits: number }[] = [];
@@ -252,7 +253,7 @@ async function main() {
         return {
           statement: run.text.startsWith('UNWIND range') ? `hop ${k + 1}` : 'finish',
           totalDbHits: ops.reduce((n, o) => n + o.dbHits, 0),
-          rows: ops[0]?.rows,
+          ...(run.found !== null ? { neighbours: run.found } : {}),
           top: [...ops].sort((x, y) => y.dbHits - x.dbHits).slice(0, 5),
         };
       });

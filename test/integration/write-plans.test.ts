@@ -101,7 +101,8 @@ describe('plans made on an empty database', () => {
       .replaceAll('{{outTypes}}', 'Produces')
       .replaceAll('{{inTypes}}', 'DownstreamOf|Consumes')
       .replaceAll('{{fwd}}', 'Produces')
-      .replaceAll('{{back}}', 'DownstreamOf|Consumes');
+      .replaceAll('{{back}}', 'DownstreamOf|Consumes')
+      .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)');
 
   function details(plan: { operatorType: string; arguments?: { Details?: string }; children?: unknown[] }, out: string[] = []): string[] {
     out.push(`${plan.operatorType} ${plan.arguments?.Details ?? ''}`);

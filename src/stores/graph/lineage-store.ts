@@ -50,6 +50,8 @@ export type LineageEdges = Map<string, { isUpstream: boolean }>;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Stands for "no relationship type" in a type list (a name no edge has; Neo4j just counts nothing). */
 const NO_TYPE = '__NoLineage__';
+/** How many of the nodes at the hop bound are first asked whether lineage leads on from them. */
+const FIRST_ASKED = 32;
 
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
@@ -66,7 +68,6 @@ interface HopRow {
   urn: string;
   type: string;
   parent: number;
-  fromType: string;
   onward: number | null;
   removed: boolean;
 }
@@ -100,6 +101,15 @@ export class LineageStore {
     return texts;
   }
 
+  /**
+   * Makes Neo4j know every lineage relationship type (cypher/lineage.cypher knowTypes), before the hop statements
+   * are first planned: in a catalog without some of them they would otherwise look those names up on every row.
+   */
+  async prepare(): Promise<void> {
+    const creates = [...this.edges.keys()].map((type) => `CREATE (probe)-[:${type}]->(probe)`).join('\n');
+    await this.neo4j.rehearse('lineage.prepare', (tx) => tx.run(this.neo4j.cypher.get('lineage/knowTypes').replaceAll('{{creates}}', creates)));
+  }
+
   async traverse(q: LineageQuery): Promise<LineagePage> {
     if (!Number.isInteger(q.maxHops) || q.maxHops < 1 || q.maxHops > 100) throw new Error(`maxHops must be an integer in 1..100, got ${q.maxHops}`);
     const { hop, finish } = this.statements(q.direction);
@@ -112,17 +122,11 @@ export class LineageStore {
         const { reached, visitCut } = await this.walk(q, async (frontier, degree) => {
           if (Date.now() >= deadline) throw missed();
           const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name };
-          const rows = (await tx.run(hop, params)).records.map(
-            (r): HopRow => ({
-              urn: r.get('urn') as string,
-              type: r.get('type') as string,
-              parent: Number(r.get('parent')),
-              fromType: r.get('fromType') as string,
-              onward: r.get('onward') === null ? null : Number(r.get('onward')),
-              removed: r.get('removed') === true,
-            }),
+          const record = (await tx.run(hop, params)).records[0];
+          if (degree === 1) startType = record.get('fromType') as string;
+          const rows = (record.get('found') as [string, string, number, number | null, boolean][]).map(
+            ([urn, type, parent, onward, removed]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
           );
-          if (degree === 1 && rows.length > 0) startType = rows[0].fromType;
           return rows;
         });
         const last = reached.filter((v) => v.degree === q.maxHops);
@@ -131,14 +135,20 @@ export class LineageStore {
           fanOut: reached.some((v) => v.degree < q.maxHops && v.onward !== null && v.onward > q.fanOut),
           maxHops: last.some((v) => v.onward !== null && v.onward > 0),
         };
-        // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet.
+        // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet: first of a
+        // few of them (with the page), then of the rest if none of those does. Sending them all costs more than
+        // asking again in the rare walk where none leads on.
         const ask = cut.maxHops ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
         const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
         const page = matched.slice(q.start, q.start + q.count);
         if (page.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: [] };
         if (Date.now() >= deadline) throw missed();
-        const record = (await tx.run(finish, { last: ask, urns: page.map((v) => v.urn), aspects: q.aspects })).records[0];
+        const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: page.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
+        if (!cut.maxHops && ask.length > FIRST_ASKED) {
+          if (Date.now() >= deadline) throw missed();
+          cut.maxHops = (await tx.run(finish, { last: ask.slice(FIRST_ASKED), urns: [], aspects: [] })).records[0].get('leadsOn') === true;
+        }
         const aspects = new Map((record.get('page') as { urn: string; aspects: { name: string; value: string }[] }[]).map((p) => [p.urn, p.aspects]));
         const rows: LineageRow[] = page.map((v) => {
           const path: { urn: string; type: string }[] = [];
@@ -173,12 +183,18 @@ export class LineageStore {
       // In urn order within a degree: the nodes kept under the cap, and the order of the answer.
       rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
       const next: Reached[] = [];
+      let added: Reached | null = null;
       for (const row of rows) {
+        if (added?.urn === row.urn) {
+          added.removed ||= row.removed;
+          continue;
+        }
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
         const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
         visited.add(row.urn);
         reached.push(node);
+        added = node;
         if (node.onward === null || (node.onward > 0 && node.onward <= q.fanOut)) next.push(node);
       }
       frontier = next;

@@ -22,6 +22,7 @@ export type StatementName =
   | 'history/versionSetMembers'
   | 'lineage/finish'
   | 'lineage/hop'
+  | 'lineage/knowTypes'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
   | 'listing/listUrns'
