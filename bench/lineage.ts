@@ -15,11 +15,15 @@ import { backends, flag, http, percentile, report, ROOT, startServiceProcess } f
  *   service     searchAcrossLineage over HTTP (its default deadline, so a missed one is counted, not retried);
  *   store       LineageStore.traverse in this process (the service's statements, without HTTP and the service);
  *   hop-by-hop  the reference: the best hop-by-hop Cypher for this graph, one statement per hop in one read
- *               transaction (DownstreamOf only, directed, the frontier sought by urn), each reached node with one
- *               parent (so its degree and one path) and its onward degree (the fan-out rule), the visited set kept
- *               here, the same fan-out and visit cap; no filters, soft-delete check, sort or page hydration.
+ *               transaction (DownstreamOf only, directed, the frontier sought by urn, one row of lists per hop), each
+ *               reached node with one parent (so its degree and one path) and its onward degree (the fan-out rule),
+ *               the visited set kept here, the same fan-out and visit cap; no soft-delete check, filters, sort or page;
+ *   +status     the same, also reading each reached node's status aspect (soft-deleted results are hidden: the
+ *               service must read it for every node it reaches).
  * Then PROFILE of every statement the store runs, for 3 hops from random and 3 and 10 hops from a hub.
  *   BENCH_NEO4J_URI=bolt://127.0.0.1:7698 BENCH_SEARCH_URL=http://127.0.0.1:9211 npx tsx bench/lineage.ts [--datasets 100000] [--samples 100]
+ * Targets (issue 37): from hubs, service p50 ≤ 1.2× hop-by-hop; 3 hops from random ≤ 1.2×; 10 hops from hubs answered
+ * within the deadline, the cut flags right.
  */
 const datasets = flag('datasets', 100_000);
 const samples = flag('samples', 100);
@@ -83,31 +87,30 @@ async function seed(driver: Driver, edges: [number, number][]) {
   return true;
 }
 
-/** The reference walk (see the header): the number of nodes it reached, at most visitCap + 1. */
-async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number): Promise<number> {
-  const text =
-    direction === 'DOWNSTREAM'
-      ? `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})<-[:DownstreamOf]-(m:Entity)
-         WITH m, min(i) AS parent RETURN m.urn AS urn, parent, COUNT { (m)<-[:DownstreamOf]-() } AS onward`
-      : `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})-[:DownstreamOf]->(m:Entity)
-         WITH m, min(i) AS parent RETURN m.urn AS urn, parent, COUNT { (m)-[:DownstreamOf]->() } AS onward`;
+/** The reference walk (see the header): the number of nodes it reached (one past the cap when cut), and how many were soft-deleted. */
+async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean): Promise<[number, number]> {
+  const step = direction === 'DOWNSTREAM' ? '<-[:DownstreamOf]-' : '-[:DownstreamOf]->';
+  const text = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) WITH m, min(i) AS parent
+     ${status ? "OPTIONAL MATCH (m)-[:ASPECT]->(st:Aspect {name: 'status'})" : ''}
+     RETURN collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? `coalesce(st.value CONTAINS '"removed":true', false)` : 'false'}]) AS found`;
   const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
   try {
     return await session.executeRead(async (tx) => {
       const parents = new Map<string, { degree: number; parent: string | null }>([[start, { degree: 0, parent: null }]]);
+      let removed = 0;
       let frontier = [start];
       for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
         const next: string[] = [];
-        for (const r of (await tx.run(text, { frontier })).records) {
-          const urn = r.get('urn') as string;
+        for (const [urn, parent, onward, gone] of (await tx.run(text, { frontier })).records[0].get('found') as [string, number, number, boolean][]) {
           if (parents.has(urn)) continue;
-          parents.set(urn, { degree, parent: frontier[r.get('parent') as number] });
-          if (parents.size > visitCap + 1) return visitCap + 1;
-          if ((r.get('onward') as number) <= fanOut) next.push(urn);
+          parents.set(urn, { degree, parent: frontier[parent] });
+          if (gone) removed++;
+          if (parents.size > visitCap + 1) return [visitCap + 1, removed];
+          if (onward <= fanOut) next.push(urn);
         }
         frontier = next;
       }
-      return parents.size - 1;
+      return [parents.size - 1, removed];
     });
   } finally {
     await session.close();
@@ -197,6 +200,7 @@ async function main() {
           const svc: number[] = [];
           const inProcess: number[] = [];
           const hop: number[] = [];
+          const hopStatus: number[] = [];
           let totals = 0;
           let referenceTotals = 0;
           let truncated = 0;
@@ -205,7 +209,8 @@ async function main() {
           for (const i of starts.slice(0, 3)) {
             await callService(i, direction, hops);
             await store.traverse(query(i, direction, hops));
-            await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap);
+            await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false);
+            await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true);
           }
           for (const i of starts) {
             const [ms, body] = await time(() => callService(i, direction, hops));
@@ -216,18 +221,20 @@ async function main() {
               if (body.truncated) truncated++;
             }
             inProcess.push((await time(() => store.traverse(query(i, direction, hops))))[0]);
-            const [refMs, reached] = await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap));
+            const [refMs, [reached]] = await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false));
             hop.push(refMs);
             referenceTotals += Math.min(reached, limits.visitCap);
+            hopStatus.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true)))[0]);
           }
           const name = `${hops} hop${hops > 1 ? 's' : ''} ${direction.toLowerCase()} from ${from}`;
           const s = summary(svc);
           const st = summary(inProcess);
           const h = summary(hop);
+          const hs = summary(hopStatus);
           const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
           rows[name] = {
-            'service p50': s.p50, 'service p99': s.p99, 'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99,
-            'service/hop-by-hop p50': ratio(s.p50, h.p50), 'store/hop-by-hop p50': ratio(st.p50, h.p50),
+            'service p50': s.p50, 'service p99': s.p99, 'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99, '+status p50': hs.p50,
+            'service/hop-by-hop p50': ratio(s.p50, h.p50), 'store/hop-by-hop p50': ratio(st.p50, h.p50), 'service/+status p50': ratio(s.p50, hs.p50), 'store/+status p50': ratio(st.p50, hs.p50),
             'mean results': Math.round(totals / Math.max(1, starts.length - missed)), 'reference results': Math.round(referenceTotals / starts.length),
             truncated: `${truncated}/${starts.length}`, 'deadline missed': missed, n: starts.length, load1: Math.round(loadavg()[0] * 100) / 100,
           };
