@@ -61,7 +61,7 @@ export interface LineageResult {
 const HYDRATED = ['datasetProperties', 'dataJobInfo', 'dataFlowInfo', 'chartInfo', 'dashboardInfo', 'dataPlatformInstance', 'status', 'schemaFieldKey'];
 
 /**
- * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (one Neo4j statement per direction),
+ * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (breadth-first, per direction),
  * merge and page. Which edges are lineage, and their direction, come from the model.
  */
 export class LineageService {
