@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Registry } from '../src/model/registry';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { LineageStore } from '../src/stores/graph/lineage-store';
-import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
+import pino from 'pino';
+import { disableNagleForDriverSockets, Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { backends, flag, http, percentile, report, ROOT, startServiceProcess } from './lib';
 
 /**
@@ -15,8 +16,8 @@ import { backends, flag, http, percentile, report, ROOT, startServiceProcess } f
  * (b) lineage 3 hops up and down from random nodes of a 100,000-dataset layered DAG written straight into Neo4j (as
  *     bench/lineage.ts, plus each dataset's upstreamLineage versions: a third of them had another upstream before,
  *     kept as a history version and a :LineagePast record): today's lineage, as-of lineage at now (the same graph) and
- *     as of a moment before the changes; raw: today's statement, and the as-of hop statements in sequence without the
- *     service's checks.
+ *     as of a moment before the changes; raw: today's walk run in this process by LineageStore (its statements
+ *     without HTTP and the service), and the as-of hop statements in sequence without the service's checks.
  *   BENCH_NEO4J_URI=… BENCH_SEARCH_URL=… npx tsx bench/history.ts [--datasets 100000] [--samples 100] [--entities 20]
  * Targets (issue 36): timeline p50 ≤ 20 ms; as-of lineage p50 ≤ 2× today's from the same start.
  */
@@ -146,6 +147,7 @@ async function main() {
   disableNagleForDriverSockets();
   const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 10, disableLosslessIntegers: true });
   const cypher = new CypherLibrary(join(ROOT, 'cypher'));
+  const executor = new Neo4jExecutor({ uri: b.neo4jUri, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, pino({ level: 'warn' }));
   const rows: Record<string, Record<string, unknown>> = {};
   try {
     // (a) timeline
@@ -187,9 +189,9 @@ async function main() {
           if (!res.ok) throw new Error(`lineage: ${res.status} ${res.text}`);
           return JSON.parse(res.text) as { value: { numEntities: number } };
         });
-      // The raw references: today's statement as LineageStore.prepare builds it, and the as-of hop statement.
+      // The raw references: today's walk by LineageStore in this process, and the as-of hop statement.
       const registry = Registry.load(join(ROOT, 'schema'), 'li');
-      const store = new LineageStore({ cypher } as never, registry.lineageRelationships());
+      const store = new LineageStore(executor, registry.lineageRelationships());
       const upstream = direction === 'UPSTREAM';
       const fields = [...registry.aspects.values()].flatMap((a) => a.relationships.filter((f) => f.isLineage).map((f) => ({ aspect: a.name, f })));
       const ownAspects = ['status', ...new Set(fields.filter((x) => x.f.isUpstream === upstream).map((x) => x.aspect))].filter((a) => registry.entities.get('dataset')!.aspects.has(a));
@@ -201,12 +203,13 @@ async function main() {
         const [a, today] = await time(() => call(i));
         const [c] = await time(() => call(i, T_NOW + 1));
         const [d, before] = await time(() => call(i, T_BEFORE + 1));
-        const { text, params } = store.prepare({
-          urn: urn(i), direction, columns: false, maxHops: 3, fanOut: 1000, visitCap: 10_000,
-          groups: [{ degrees: null, types: null, platforms: null, includeRemoved: false }], start: 0, count: 100,
-          aspects: ['datasetProperties', 'dataJobInfo', 'dataFlowInfo', 'chartInfo', 'dashboardInfo', 'dataPlatformInstance', 'status', 'schemaFieldKey'], deadlineMs: 30_000,
-        });
-        const [e] = await time(() => driver.executeQuery(text, params, { database: 'neo4j', routing: 'READ' }));
+        const [e] = await time(() =>
+          store.traverse({
+            urn: urn(i), direction, columns: false, maxHops: 3, fanOut: 1000, visitCap: 10_000,
+            groups: [{ degrees: null, types: null, platforms: null, includeRemoved: false }], start: 0, count: 100,
+            aspects: ['datasetProperties', 'dataJobInfo', 'dataFlowInfo', 'chartInfo', 'dashboardInfo', 'dataPlatformInstance', 'status', 'schemaFieldKey'], deadlineMs: 30_000,
+          }),
+        );
         // Raw as-of floor: the hop statements in sequence (3 for 3 hops; the last also looks at the nodes it reaches).
         const [f] = await time(async () => {
           const visited = new Set([urn(i)]);
@@ -260,6 +263,7 @@ async function main() {
     }
   } finally {
     await driver.close();
+    await executor.driver.close();
     await service.stop();
     await b.stop();
   }

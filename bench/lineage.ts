@@ -1,19 +1,29 @@
-import neo4j, { type Driver } from 'neo4j-driver';
+import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { Registry } from '../src/model/registry';
-import { CypherLibrary } from '../src/stores/graph/cypher';
-import { disableNagleForDriverSockets, type Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
+import { disableNagleForDriverSockets, Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { LineageStore, type LineageDirection, type LineageQuery } from '../src/stores/graph/lineage-store';
-import { backends, flag, percentile, report, ROOT, startServiceProcess } from './lib';
+import { backends, flag, http, percentile, report, ROOT, startServiceProcess } from './lib';
 
 /**
  * Multi-hop lineage on a 100,000-dataset layered DAG written straight into Neo4j (the shape the service projects:
  * :Entity nodes, DownstreamOf edges from downstream to upstream, each with a datasetKey aspect).
- * Through the service (searchAcrossLineage) 1, 3 and 10 hops up and down from random nodes and from hubs, beside
- * (a) the very statement and parameters the service runs, sent raw with neo4j-driver, and (b) hop by hop, one query
- * per hop (how stores without graph traversal do it). Sequential requests (latency, not throughput).
+ * 1, 3 and 10 hops up and down from random nodes and from hubs, sequential requests (latency, not throughput), per
+ * start node in turn:
+ *   service     searchAcrossLineage over HTTP (its default deadline, so a missed one is counted, not retried);
+ *   store       LineageStore.traverse in this process (the service's statements, without HTTP and the service);
+ *   hop-by-hop  the reference: the best hop-by-hop Cypher for this graph, one statement per hop in one read
+ *               transaction (DownstreamOf only, directed, the frontier sought by urn, one row of lists per hop), each
+ *               reached node with one parent (so its degree and one path) and its onward degree (the fan-out rule),
+ *               the visited set kept here, the same fan-out and visit cap; no soft-delete check, filters, sort or page;
+ *   +status     the same, also reading each reached node's status aspect (soft-deleted results are hidden: the
+ *               service must read it for every node it reaches).
+ * Then PROFILE of every statement the store runs, for 3 hops from random and 3 and 10 hops from a hub.
  *   BENCH_NEO4J_URI=bolt://127.0.0.1:7698 BENCH_SEARCH_URL=http://127.0.0.1:9211 npx tsx bench/lineage.ts [--datasets 100000] [--samples 100]
+ * Targets (issue 37): from hubs, service p50 ≤ 1.2× hop-by-hop; 3 hops from random ≤ 1.2×; 10 hops from hubs answered
+ * within the deadline, the cut flags right.
  */
 const datasets = flag('datasets', 100_000);
 const samples = flag('samples', 100);
@@ -77,20 +87,55 @@ async function seed(driver: Driver, edges: [number, number][]) {
   return true;
 }
 
-/** Hop by hop: one query per hop over the frontier, visited set kept by the caller, same visit cap. */
-async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, visitCap: number): Promise<number> {
-  const text =
-    direction === 'DOWNSTREAM'
-      ? 'UNWIND $frontier AS u MATCH (:Entity {urn: u})<-[:DownstreamOf]-(m:Entity) RETURN DISTINCT m.urn AS urn'
-      : 'UNWIND $frontier AS u MATCH (:Entity {urn: u})-[:DownstreamOf]->(m:Entity) RETURN DISTINCT m.urn AS urn';
-  const visited = new Set([start]);
-  let frontier = [start];
-  for (let h = 0; h < hops && frontier.length > 0 && visited.size <= visitCap; h++) {
-    const res = await driver.executeQuery(text, { frontier }, { database: 'neo4j', routing: 'READ' });
-    frontier = res.records.map((r) => r.get('urn') as string).filter((u) => !visited.has(u));
-    for (const u of frontier) visited.add(u);
+/** The reference walk (see the header): the number of nodes it reached (one past the cap when cut), and how many were soft-deleted. */
+async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean): Promise<[number, number]> {
+  const step = direction === 'DOWNSTREAM' ? '<-[:DownstreamOf]-' : '-[:DownstreamOf]->';
+  const text = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) WITH m, min(i) AS parent
+     ${status ? "OPTIONAL MATCH (m)-[:ASPECT]->(st:Aspect {name: 'status'})" : ''}
+     RETURN collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? `coalesce(st.value CONTAINS '"removed":true', false)` : 'false'}]) AS found`;
+  const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
+  try {
+    return await session.executeRead(async (tx) => {
+      const parents = new Map<string, { degree: number; parent: string | null }>([[start, { degree: 0, parent: null }]]);
+      let removed = 0;
+      let frontier = [start];
+      for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
+        const next: string[] = [];
+        for (const [urn, parent, onward, gone] of (await tx.run(text, { frontier })).records[0].get('found') as [string, number, number, boolean][]) {
+          if (parents.has(urn)) continue;
+          parents.set(urn, { degree, parent: frontier[parent] });
+          if (gone) removed++;
+          if (parents.size > visitCap + 1) return [visitCap + 1, removed];
+          if (onward <= fanOut) next.push(urn);
+        }
+        frontier = next;
+      }
+      return [parents.size - 1, removed];
+    });
+  } finally {
+    await session.close();
   }
-  return visited.size - 1;
+}
+
+/** An executor whose read transactions PROFILE every statement, for the plans of the store's statements. */
+function profiling(executor: Neo4jExecutor, into: { text: string; profile: unknown; found: number | null }[]): Neo4jExecutor {
+  return {
+    cypher: executor.cypher,
+    read: (caller: string, work: (tx: ManagedTransaction) => Promise<unknown>, deadline?: { timeoutMs: number; onTimeout: () => Error }) =>
+      executor.read(
+        caller,
+        (tx) =>
+          work({
+            run: async (text: string, params: Record<string, unknown>) => {
+              const res = await tx.run(`PROFILE ${text}`, params);
+              const found = res.records[0]?.keys.includes('found') ? (res.records[0].get('found') as unknown[]).length : null;
+              into.push({ text, profile: res.summary.profile, found });
+              return res;
+            },
+          } as unknown as ManagedTransaction),
+        deadline,
+      ),
+  } as unknown as Neo4jExecutor;
 }
 
 async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {
@@ -107,10 +152,14 @@ function summary(latencies: number[]) {
 
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
-  const service = await startServiceProcess(b, { LINEAGE_DEADLINE_MS: '30000' });
-  // The raw references get the same TCP_NODELAY the service's driver has, so they are not slowed by Nagle's algorithm.
+  const service = await startServiceProcess(b);
+  // The raw reference gets the same TCP_NODELAY the service's driver has, so it is not slowed by Nagle's algorithm.
   disableNagleForDriverSockets();
   const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 10, disableLosslessIntegers: true });
+  const executor = new Neo4jExecutor(
+    { uri: b.neo4jUri, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') },
+    pino({ level: 'warn' }),
+  );
   const rows: Record<string, Record<string, unknown>> = {};
   const profiles: Record<string, unknown> = {};
   try {
@@ -119,7 +168,7 @@ async function main() {
     console.error(`graph: ${datasets} datasets, ${edges.length} edges (${seeded ? `seeded in ${Math.round(seedMs / 1000)} s` : 'already there'})`);
 
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
-    const store = new LineageStore({ cypher: new CypherLibrary(join(ROOT, 'cypher')) } as unknown as Neo4jExecutor, registry.lineageRelationships());
+    const store = new LineageStore(executor, registry.lineageRelationships());
     const r = rng(7);
     const pickRandom = (direction: LineageDirection) => {
       // Start where there is lineage to walk: downstream from the upper layers, upstream from the lower ones.
@@ -127,7 +176,20 @@ async function main() {
       return layer * perLayer + Math.floor(r() * perLayer);
     };
     const count = 100;
-    const limits = { fanOut: 1000, visitCap: 10_000 };
+    // The service's defaults (src/config): fan-out 1,000, result cap 10,000, deadline 10 s.
+    const limits = { fanOut: 1000, visitCap: 10_000, deadlineMs: 10_000 };
+    // The store's query as the service builds it for this request (no filters: soft-deleted entities hidden).
+    const query = (i: number, direction: LineageDirection, hops: number): LineageQuery => ({
+      urn: urn(i), direction, columns: false, maxHops: hops, fanOut: limits.fanOut, visitCap: limits.visitCap,
+      groups: [{ degrees: null, types: null, platforms: null, includeRemoved: false }], start: 0, count,
+      aspects: ['datasetProperties', 'dataJobInfo', 'dataFlowInfo', 'chartInfo', 'dashboardInfo', 'dataPlatformInstance', 'status', 'schemaFieldKey'], deadlineMs: limits.deadlineMs,
+    });
+    const callService = async (i: number, direction: LineageDirection, hops: number) => {
+      const res = await http(`${service.url}/entities?action=searchAcrossLineage`, { json: { urn: urn(i), direction, maxHops: hops, count } });
+      if (res.status === 504) return null;
+      if (!res.ok) throw new Error(`service answered ${res.status}: ${res.text}`);
+      return (JSON.parse(res.text) as { value: { numEntities: number; truncated: boolean } }).value;
+    };
 
     for (const hops of [1, 3, 10]) {
       for (const direction of ['DOWNSTREAM', 'UPSTREAM'] as LineageDirection[]) {
@@ -135,71 +197,78 @@ async function main() {
           const hubs = direction === 'DOWNSTREAM' ? hubsDown : hubsUp;
           const n = hops === 10 ? Math.max(10, Math.floor(samples / 4)) : samples;
           const starts = Array.from({ length: n }, (_, k) => (from === 'hub' ? hubs[k % hubs.length] : pickRandom(direction)));
-          const query = (i: number): LineageQuery => ({
-            urn: urn(i), direction, columns: false, maxHops: hops, fanOut: limits.fanOut, visitCap: limits.visitCap,
-            groups: [{ degrees: null, types: null, platforms: null, includeRemoved: false }], start: 0, count, aspects: ['datasetProperties', 'status'], deadlineMs: 30_000,
-          });
           const svc: number[] = [];
-          const raw: number[] = [];
+          const inProcess: number[] = [];
           const hop: number[] = [];
+          const hopStatus: number[] = [];
           let totals = 0;
+          let referenceTotals = 0;
           let truncated = 0;
+          let missed = 0;
           // Warm-up (plans cached, pages in memory), then the three in turn per start node.
           for (const i of starts.slice(0, 3)) {
-            const { text, params } = store.prepare(query(i));
-            await driver.executeQuery(text, params, { database: 'neo4j', routing: 'READ' });
+            await callService(i, direction, hops);
+            await store.traverse(query(i, direction, hops));
+            await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false);
+            await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true);
           }
           for (const i of starts) {
-            const [ms, body] = await time(async () => {
-              const res = await fetch(`${service.url}/entities?action=searchAcrossLineage`, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ urn: urn(i), direction, maxHops: hops, count }),
-              });
-              if (!res.ok) throw new Error(`service answered ${res.status}: ${await res.text()}`);
-              return (await res.json()) as { value: { numEntities: number; truncated: boolean } };
-            });
+            const [ms, body] = await time(() => callService(i, direction, hops));
             svc.push(ms);
-            totals += body.value.numEntities;
-            if (body.value.truncated) truncated++;
-            const { text, params } = store.prepare(query(i));
-            raw.push((await time(() => driver.executeQuery(text, params, { database: 'neo4j', routing: 'READ' })))[0]);
-            hop.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.visitCap)))[0]);
+            if (body === null) missed++;
+            else {
+              totals += body.numEntities;
+              if (body.truncated) truncated++;
+            }
+            inProcess.push((await time(() => store.traverse(query(i, direction, hops))))[0]);
+            const [refMs, [reached]] = await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false));
+            hop.push(refMs);
+            referenceTotals += Math.min(reached, limits.visitCap);
+            hopStatus.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true)))[0]);
           }
           const name = `${hops} hop${hops > 1 ? 's' : ''} ${direction.toLowerCase()} from ${from}`;
           const s = summary(svc);
-          const a = summary(raw);
+          const st = summary(inProcess);
           const h = summary(hop);
+          const hs = summary(hopStatus);
+          const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
           rows[name] = {
-            'service p50': s.p50, 'service p99': s.p99, 'raw p50': a.p50, 'raw p99': a.p99, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99,
-            'service/raw p50': Math.round((s.p50 / a.p50) * 100) / 100, 'mean results': Math.round(totals / starts.length), 'truncated': `${truncated}/${starts.length}`,
-            n: starts.length, load1: Math.round(loadavg()[0] * 100) / 100,
+            'service p50': s.p50, 'service p99': s.p99, 'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99, '+status p50': hs.p50,
+            'service/hop-by-hop p50': ratio(s.p50, h.p50), 'store/hop-by-hop p50': ratio(st.p50, h.p50), 'service/+status p50': ratio(s.p50, hs.p50), 'store/+status p50': ratio(st.p50, hs.p50),
+            'mean results': Math.round(totals / Math.max(1, starts.length - missed)), 'reference results': Math.round(referenceTotals / starts.length),
+            truncated: `${truncated}/${starts.length}`, 'deadline missed': missed, n: starts.length, load1: Math.round(loadavg()[0] * 100) / 100,
           };
           console.error(name, rows[name]);
         }
       }
     }
-    // Where the time goes: PROFILE of the raw statement.
+    // Where the time goes: PROFILE of every statement the store runs (one per hop, then the finish: page and maxHops cut).
     for (const [name, i, direction, hops] of [
       ['3 hops downstream from random', pickRandom('DOWNSTREAM'), 'DOWNSTREAM', 3],
+      ['3 hops downstream from hub', hubsDown[0], 'DOWNSTREAM', 3],
       ['10 hops downstream from hub', hubsDown[0], 'DOWNSTREAM', 10],
     ] as [string, number, LineageDirection, number][]) {
-      const { text, params } = store.prepare({
-        urn: urn(i), direction, columns: false, maxHops: hops, fanOut: limits.fanOut, visitCap: limits.visitCap,
-        groups: [{ degrees: null, types: null, platforms: null, includeRemoved: false }], start: 0, count, aspects: ['datasetProperties', 'status'], deadlineMs: 30_000,
+      const runs: { text: string; profile: unknown; found: number | null }[] = [];
+      await new LineageStore(profiling(executor, runs), registry.lineageRelationships()).traverse(query(i, direction, hops));
+      profiles[name] = runs.map((run, k) => {
+        const ops: { operator: string; details: string; rows: number; dbHits: number }[] = [];
+        const walk = (p: { operatorType: string; arguments?: { Details?: string }; rows: number; dbHits: number; children: unknown[] }) => {
+          ops.push({ operator: p.operatorType, details: (p.arguments?.Details ?? '').slice(0, 80), rows: p.rows, dbHits: p.dbHits });
+          for (const c of p.children) walk(c as typeof p);
+        };
+        walk(run.profile as never);
+        return {
+          statement: run.text.startsWith('UNWIND range') ? `hop ${k + 1}` : 'finish',
+          totalDbHits: ops.reduce((n, o) => n + o.dbHits, 0),
+          ...(run.found !== null ? { neighbours: run.found } : {}),
+          top: [...ops].sort((x, y) => y.dbHits - x.dbHits).slice(0, 5),
+        };
       });
-      const res = await driver.executeQuery(`PROFILE ${text}`, params, { database: 'neo4j', routing: 'READ' });
-      const ops: { operator: string; rows: number; dbHits: number }[] = [];
-      const walk = (p: { operatorType: string; rows: number; dbHits: number; children: unknown[] }) => {
-        ops.push({ operator: p.operatorType, rows: p.rows, dbHits: p.dbHits });
-        for (const c of p.children) walk(c as typeof p);
-      };
-      walk(res.summary.profile as never);
-      profiles[name] = { totalDbHits: ops.reduce((n, o) => n + o.dbHits, 0), top: ops.sort((x, y) => y.dbHits - x.dbHits).slice(0, 6) };
-      console.error(name, JSON.stringify(profiles[name]));
+      console.error(name, JSON.stringify(profiles[name], null, 1));
     }
   } finally {
     await driver.close();
+    await executor.driver.close();
     await service.stop();
     await b.stop();
   }

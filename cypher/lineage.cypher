@@ -1,45 +1,51 @@
-// Multi-hop lineage. {{left}}/{{right}} (arrow ends: directed when every lineage type is stored one way, which lets
-// Neo4j prune while it walks), {{types}} (every lineage relationship name of the model), {{back}}/{{fwd}} (those stored against
-// / along the traversal direction) and {{hops}} (a validated integer) are filled in by the store: relationship types and
-// quantifier bounds cannot be parameters. Everything a caller sends is a parameter.
+// Multi-hop lineage, walked breadth-first by LineageStore one hop (one statement) at a time: the visited set, parents
+// (one shortest path each), bounds, filters, order and page are kept in the service. {{fwd}}/{{back}} (the lineage
+// relationship names stored along / against the walk direction; a name no edge has when there are none) are filled
+// in by the store: relationship types cannot be parameters. Everything a caller sends is a parameter.
 
-// @name traverse
-// Breadth-first (ANY SHORTEST = one shortest path per reached node, so cycles terminate and degree = hops). A node with
-// more than $fanOut lineage edges onward is reached but not expanded (the start always is); $visitCap bounds the nodes
-// visited. Filters ($groups: OR of {degrees, types, platforms, includeRemoved}) apply to the reached nodes; the page is
-// hydrated with the aspects the clients read.
-MATCH (s:Entity {urn: $urn})
-CALL (s) {
-  MATCH p = ANY SHORTEST (s) ((a:Entity WHERE a = s OR COUNT { (a)<-[:{{back}}]-() } + COUNT { (a)-[:{{fwd}}]->() } <= $fanOut)
-                             {{left}}[r:{{types}}]{{right}}(b:Entity WHERE (b.type = 'schemaField') = $columns)
-                             WHERE (startNode(r) = a) = (type(r) IN $forward)){1,{{hops}}} (x:Entity)
-  WHERE x <> s
-  RETURN x, length(p) AS degree, p
-  LIMIT $visitCap + 1
+// @name hop
+// One hop from $frontier (urns): every lineage neighbour in the walk direction of the kind walked ($columns:
+// schemaField nodes only, else every node but schemaFields), once, as [urn, type, parent, onward, removed]: the index
+// in $frontier of one parent (the first), its lineage edges in the walk direction (the fan-out rule) and whether it is
+// soft-deleted. `onward` is counted only when it has more than $fanOut edges of any kind, else null: counting 16
+// relationship types walks a small node's edges 16 times, its total degree is one read. `fromType`: on the first
+// hop, the start's type. One row of lists: the driver decodes it faster than a record per node.
+// Neighbours already visited come back too (the caller skips them): sending the visited set would cost more.
+UNWIND range(0, size($frontier) - 1) AS i
+MATCH (a:Entity {urn: $frontier[i]})
+CALL (a) {
+  MATCH (a)-[:{{fwd}}]->(b:Entity)
+  RETURN b
+  UNION ALL
+  MATCH (a)<-[:{{back}}]-(b:Entity)
+  RETURN b
 }
-WITH x, degree, p, COUNT { (x)<-[:{{back}}]-() } + COUNT { (x)-[:{{fwd}}]->() } AS onward,
-     EXISTS { (x)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' } AS removed
-WITH x, degree, p, onward, removed ORDER BY degree, x.urn
-WITH collect({x: x, degree: degree, p: p, onward: onward, removed: removed}) AS visited
-// One node past the cap tells a cut traversal from one that just fits.
-WITH visited[0..$visitCap] AS visited, size(visited) > $visitCap AS visitCut
-WITH visited, visitCut,
-     any(v IN visited WHERE v.degree < $maxHops AND v.onward > $fanOut) AS fanOutCut,
-     any(v IN visited WHERE v.degree = $maxHops AND v.onward > 0) AS hopsCut
-WITH visitCut, fanOutCut, hopsCut,
-     [v IN visited WHERE any(g IN $groups WHERE
-        (g.degrees IS NULL OR v.degree IN g.degrees) AND
-        (g.types IS NULL OR v.x.type IN g.types) AND
-        (g.platforms IS NULL OR any(pl IN g.platforms WHERE v.x.urn CONTAINS ('(' + pl + ','))) AND
-        (g.includeRemoved OR NOT v.removed))
-     ] AS matched
-CALL (matched) {
-  UNWIND matched[$start..($start + $count)] AS v
-  WITH v, v.x AS n
-  RETURN collect({
-    urn: n.urn, type: n.type, degree: v.degree,
-    path: [m IN nodes(v.p) | {urn: m.urn, type: m.type}],
-    aspects: [(n)-[:ASPECT]->(a:Aspect) WHERE a.name IN $aspects | {name: a.name, value: a.value}]
-  }) AS page
-}
-RETURN size(matched) AS total, visitCut, fanOutCut, hopsCut, page
+WITH b, min(i) AS parent, min(a.type) AS fromType
+WHERE (b.type = 'schemaField') = $columns
+// An entity has one latest aspect of a name; were there two, the node would come twice (the caller ORs `removed`).
+OPTIONAL MATCH (b)-[:ASPECT]->(st:Aspect {name: $statusAspect})
+WITH b, parent, fromType,
+     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
+     coalesce(st.value CONTAINS '"removed":true', false) AS removed
+RETURN min(fromType) AS fromType, collect([b.urn, b.type, parent, onward, removed]) AS found
+
+// @name finish
+// Whether lineage leads on from any of $last (nodes at the hop bound: the maxHops cut), and the page's entities
+// ($urns, in page order) with the aspects the clients read.
+RETURN EXISTS {
+         UNWIND $last AS u
+         MATCH (n:Entity {urn: u})
+         WHERE EXISTS { (n)<-[:{{back}}]-() } OR EXISTS { (n)-[:{{fwd}}]->() }
+       } AS leadsOn,
+       COLLECT {
+         UNWIND $urns AS u
+         MATCH (n:Entity {urn: u})
+         RETURN {urn: u, aspects: [(n)-[:ASPECT]->(a:Aspect) WHERE a.name IN $aspects | {name: a.name, value: a.value}]}
+       } AS page
+
+// @name knowTypes
+// Run in a transaction that is rolled back (LineageStore.prepare): it writes nothing, but leaves Neo4j the tokens of
+// the lineage relationship types ({{creates}}: one CREATE per type). A statement naming a type Neo4j has never seen
+// looks its name up again on every row: a fifth of a hop's time from a hub in a catalog without some of them.
+CREATE (probe:LineageTypeProbe)
+{{creates}}

@@ -218,7 +218,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const usage = new UsageService(registry, ingestion, timeseries);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
-  const lineage = new LineageService(registry, new LineageStore(graph, registry.lineageRelationships()), {
+  const lineageStore = new LineageStore(graph, registry.lineageRelationships());
+  await lineageStore.prepare();
+  const lineage = new LineageService(registry, lineageStore, {
     maxHops: config.LINEAGE_MAX_HOPS,
     fanOut: config.LINEAGE_FAN_OUT,
     resultCap: config.LINEAGE_RESULT_CAP,

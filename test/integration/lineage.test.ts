@@ -94,7 +94,8 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     try {
       const res = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 5, count: 3 });
       expect(res.body.value.truncatedBy).toContain('results');
-      expect(res.body.value.entities).toHaveLength(3);
+      // The nearest nodes are kept: both of degree 1 (b, h), then the first of degree 2 in urn order.
+      expect(found(res)).toEqual(['1:hive,b,PROD)', '1:hive,h,PROD)', '2:hive,h0,PROD)']);
       // Exactly as many nodes as the cap: complete, not truncated.
       const fits = await capped.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('d', 'snowflake'), direction: 'UPSTREAM', maxHops: 5, count: 3 });
       expect(fits.body.value).toMatchObject({ numEntities: 3, truncated: false, truncatedBy: [] });
@@ -107,6 +108,16 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect((await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 999 })).status).toBe(400);
     expect((await lineage({ urn: 'nope', direction: 'DOWNSTREAM' })).status).toBe(400);
     expect((await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', filter: { or: [{ and: [{ field: 'owners', values: ['x'] }] }] } })).status).toBe(400);
+  });
+
+  test('the maxHops cut is told when only one of many nodes at the bound leads on', async () => {
+    // 40 downstreams of w; then the last of them in urn order gets a downstream of its own.
+    for (let i = 0; i < 40; i++) await upstreams(ds(`w${String(i).padStart(2, '0')}`), [ds('w')]);
+    const leaves = await lineage({ urn: ds('w'), direction: 'DOWNSTREAM', maxHops: 1 });
+    expect(leaves.body.value).toMatchObject({ numEntities: 40, truncated: false, truncatedBy: [] });
+    await upstreams(ds('w39child'), [ds('w39')]);
+    const cut = await lineage({ urn: ds('w'), direction: 'DOWNSTREAM', maxHops: 1 });
+    expect(cut.body.value).toMatchObject({ numEntities: 40, truncated: true, truncatedBy: ['maxHops'] });
   });
 
   test('soft-deleted entities are hidden unless asked for', async () => {

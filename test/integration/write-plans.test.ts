@@ -93,9 +93,16 @@ describe('plans made on an empty database', () => {
   let driver: Driver;
   /** Scans that are the statement's purpose: the outbox backlog count, and the purge of expired token revocations. */
   const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/ };
-  const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing', 'history'].flatMap((file) => cypher.names(file));
-  // The as-of lineage hop is a template (HistoryStore fills in the relationship types walked out- and inwards).
-  const text = (name: string) => cypher.get(name as StatementName).replaceAll('{{outTypes}}', 'Produces').replaceAll('{{inTypes}}', 'DownstreamOf|Consumes');
+  const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing', 'history', 'lineage'].flatMap((file) => cypher.names(file));
+  // The lineage hops are templates (HistoryStore and LineageStore fill in the relationship types walked out- and inwards).
+  const text = (name: string) =>
+    cypher
+      .get(name as StatementName)
+      .replaceAll('{{outTypes}}', 'Produces')
+      .replaceAll('{{inTypes}}', 'DownstreamOf|Consumes')
+      .replaceAll('{{fwd}}', 'Produces')
+      .replaceAll('{{back}}', 'DownstreamOf|Consumes')
+      .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)');
 
   function details(plan: { operatorType: string; arguments?: { Details?: string }; children?: unknown[] }, out: string[] = []): string[] {
     out.push(`${plan.operatorType} ${plan.arguments?.Details ?? ''}`);
@@ -124,27 +131,22 @@ describe('plans made on an empty database', () => {
   });
 
   // Last: it writes to the database the tests above plan on.
-  it('lineage/traverse walks from its start once the catalog holds a few entities', async () => {
-    // The walk is a template (LineageStore fills in the edge types per direction): one mixed-direction instance.
-    const walk = cypher
-      .get('lineage/traverse')
-      .replaceAll('{{left}}', '-')
-      .replaceAll('{{right}}', '-')
-      .replaceAll('{{types}}', 'DownstreamOf|Produces|Consumes')
-      .replaceAll('{{back}}', 'DownstreamOf|Consumes')
-      .replaceAll('{{fwd}}', 'Produces')
-      .replaceAll('{{hops}}', '3');
-    const explain = async () => details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${walk}`, {}, { database: 'neo4j' })).summary.plan as never);
-    // With no entity at all Neo4j plans it backwards: every entity scanned, a shortest path sought to each. Such a plan
-    // lives until Neo4j replans (dbms.cypher.min_replan_interval, 1 min in the stack and docker-compose.yml).
-    expect((await explain()).filter((s) => SCAN.test(s.split(' ')[0]))).toEqual(['NodeByLabelScan@neo4j x:Entity']);
+  it('lineage/hop seeks its frontier by urn and expands from it, whether the catalog is empty or holds a few entities', async () => {
+    // The hop is a template (LineageStore fills in the edge types stored along and against the walk): one mixed instance.
+    const hop = cypher.get('lineage/hop').replaceAll('{{back}}', 'DownstreamOf|Consumes').replaceAll('{{fwd}}', 'Produces');
+    const explain = async () => details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${hop}`, {}, { database: 'neo4j' })).summary.plan as never);
+    const check = (steps: string[]) => {
+      expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
+      expect(steps.some((s) => /^NodeUniqueIndexSeek\S* UNIQUE a:Entity\(urn\)/.test(s))).toBe(true);
+      // Both edge directions are walked out of the frontier node a, never into it from a neighbour found first.
+      expect(steps.filter((s) => s.startsWith('Expand(All)') && /\(a\)/.test(s))).toHaveLength(2);
+    };
+    check(await explain());
     await driver.executeQuery(
       `UNWIND range(1, 20) AS i CREATE (:Entity {urn: 'urn:li:dataset:(urn:li:dataPlatform:hive,t' + i + ',PROD)', type: 'dataset'})`,
       {},
       { database: 'neo4j' },
     );
-    const steps = await explain();
-    expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
-    expect(steps.some((s) => s.startsWith('StatefulShortestPath(All)'))).toBe(true);
+    check(await explain());
   });
 });

@@ -68,7 +68,7 @@ function shownAspects(registry: Registry): string[] {
 }
 
 /**
- * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (one Neo4j statement per direction),
+ * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (breadth-first, per direction),
  * merge and page. Which edges are lineage, and their direction, come from the model.
  */
 export class LineageService {

@@ -50,10 +50,34 @@ export type LineageEdges = Map<string, { isUpstream: boolean }>;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Stands for "no relationship type" in a type list (a name no edge has; Neo4j just counts nothing). */
 const NO_TYPE = '__NoLineage__';
+/** How many of the nodes at the hop bound are first asked whether lineage leads on from them. */
+const FIRST_ASKED = 32;
 
-/** Multi-hop lineage on the projected edges; the statement lives in cypher/lineage.cypher. */
+/** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
+interface Reached {
+  urn: string;
+  type: string;
+  degree: number;
+  parent: Reached | null;
+  /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
+  onward: number | null;
+  removed: boolean;
+}
+
+interface HopRow {
+  urn: string;
+  type: string;
+  parent: number;
+  onward: number | null;
+  removed: boolean;
+}
+
+/**
+ * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
+ * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
+ */
 export class LineageStore {
-  private readonly texts = new Map<string, string>();
+  private readonly texts = new Map<LineageDirection, { hop: string; finish: string }>();
 
   constructor(
     private readonly neo4j: Neo4jExecutor,
@@ -62,70 +86,127 @@ export class LineageStore {
     for (const name of edges.keys()) if (!IDENTIFIER.test(name)) throw new Error(`Lineage relationship name '${name}' is not a plain identifier`);
   }
 
-  /** The statement for one direction and hop bound (cached: Neo4j then caches its plan too). */
-  private statement(direction: LineageDirection, hops: number): { text: string; forward: string[] } {
-    if (!Number.isInteger(hops) || hops < 1 || hops > 100) throw new Error(`hops must be an integer in 1..100, got ${hops}`);
-    const all = [...this.edges.keys()];
-    // Walking downstream follows isUpstream=false edges along their direction and isUpstream=true ones against it.
-    const forward = all.filter((t) => this.edges.get(t)!.isUpstream === (direction === 'UPSTREAM'));
-    const back = all.filter((t) => !forward.includes(t));
-    const key = `${direction}|${hops}`;
-    let text = this.texts.get(key);
-    if (!text) {
-      text = this.neo4j.cypher
-        .get('lineage/traverse')
-        // All stored against the walk: follow edges backwards; all along it: forwards; mixed: either, checked per edge.
-        .replaceAll('{{left}}', forward.length === 0 ? '<-' : '-')
-        .replaceAll('{{right}}', back.length === 0 ? '->' : '-')
-        .replaceAll('{{types}}', all.length > 0 ? all.join('|') : NO_TYPE)
-        .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
-        .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)
-        .replaceAll('{{hops}}', String(hops));
-      this.texts.set(key, text);
+  /** The statements of one direction (cached: Neo4j then caches their plans too). */
+  private statements(direction: LineageDirection): { hop: string; finish: string } {
+    let texts = this.texts.get(direction);
+    if (!texts) {
+      const all = [...this.edges.keys()];
+      // Walking downstream follows isUpstream=false edges along their direction and isUpstream=true ones against it.
+      const forward = all.filter((t) => this.edges.get(t)!.isUpstream === (direction === 'UPSTREAM'));
+      const back = all.filter((t) => !forward.includes(t));
+      const fill = (text: string) => text.replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE).replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE);
+      texts = { hop: fill(this.neo4j.cypher.get('lineage/hop')), finish: fill(this.neo4j.cypher.get('lineage/finish')) };
+      this.texts.set(direction, texts);
     }
-    return { text, forward };
+    return texts;
   }
 
-  /** The exact statement and parameters a query runs (the benchmark runs them raw, beside the service). */
-  prepare(q: LineageQuery): { text: string; params: Record<string, unknown> } {
-    const { text, forward } = this.statement(q.direction, q.maxHops);
-    return {
-      text,
-      params: {
-        urn: q.urn,
-        forward,
-        columns: q.columns,
-        fanOut: neo4j.int(q.fanOut),
-        visitCap: neo4j.int(q.visitCap),
-        maxHops: neo4j.int(q.maxHops),
-        groups: q.groups,
-        start: neo4j.int(q.start),
-        count: neo4j.int(q.count),
-        aspects: q.aspects,
-        statusAspect: status.name,
-      },
-    };
+  /**
+   * Makes Neo4j know every lineage relationship type (cypher/lineage.cypher knowTypes), before the hop statements
+   * are first planned: in a catalog without some of them they would otherwise look those names up on every row.
+   */
+  async prepare(): Promise<void> {
+    const creates = [...this.edges.keys()].map((type) => `CREATE (probe)-[:${type}]->(probe)`).join('\n');
+    await this.neo4j.rehearse('lineage.prepare', (tx) => tx.run(this.neo4j.cypher.get('lineage/knowTypes').replaceAll('{{creates}}', creates)));
   }
 
   async traverse(q: LineageQuery): Promise<LineagePage> {
-    const { text, params } = this.prepare(q);
-    const record = await this.neo4j.read(
+    if (!Number.isInteger(q.maxHops) || q.maxHops < 1 || q.maxHops > 100) throw new Error(`maxHops must be an integer in 1..100, got ${q.maxHops}`);
+    const { hop, finish } = this.statements(q.direction);
+    const deadline = Date.now() + q.deadlineMs;
+    const missed = () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`);
+    return this.neo4j.read(
       'lineage.traverse',
-      async (tx) => (await tx.run(text, params)).records[0],
-      { timeoutMs: q.deadlineMs, onTimeout: () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`) },
+      async (tx) => {
+        let startType = '';
+        const { reached, visitCut } = await this.walk(q, async (frontier, degree) => {
+          if (Date.now() >= deadline) throw missed();
+          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name };
+          const record = (await tx.run(hop, params)).records[0];
+          if (degree === 1) startType = record.get('fromType') as string;
+          const rows = (record.get('found') as [string, string, number, number | null, boolean][]).map(
+            ([urn, type, parent, onward, removed]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
+          );
+          return rows;
+        });
+        const last = reached.filter((v) => v.degree === q.maxHops);
+        const cut = {
+          visitCap: visitCut,
+          fanOut: reached.some((v) => v.degree < q.maxHops && v.onward !== null && v.onward > q.fanOut),
+          maxHops: last.some((v) => v.onward !== null && v.onward > 0),
+        };
+        // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet: first of a
+        // few of them (with the page), then of the rest if none of those does. Sending them all costs more than
+        // asking again in the rare walk where none leads on.
+        const ask = cut.maxHops ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
+        const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
+        const page = matched.slice(q.start, q.start + q.count);
+        if (page.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: [] };
+        if (Date.now() >= deadline) throw missed();
+        const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: page.map((v) => v.urn), aspects: q.aspects })).records[0];
+        if (record.get('leadsOn') === true) cut.maxHops = true;
+        if (!cut.maxHops && ask.length > FIRST_ASKED) {
+          if (Date.now() >= deadline) throw missed();
+          cut.maxHops = (await tx.run(finish, { last: ask.slice(FIRST_ASKED), urns: [], aspects: [] })).records[0].get('leadsOn') === true;
+        }
+        const aspects = new Map((record.get('page') as { urn: string; aspects: { name: string; value: string }[] }[]).map((p) => [p.urn, p.aspects]));
+        const rows: LineageRow[] = page.map((v) => {
+          const path: { urn: string; type: string }[] = [];
+          for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: at.type });
+          path.push({ urn: q.urn, type: startType });
+          return {
+            urn: v.urn,
+            type: v.type,
+            degree: v.degree,
+            path: path.reverse(),
+            aspects: new Map((aspects.get(v.urn) ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>])),
+          };
+        });
+        return { total: matched.length, cut, rows };
+      },
+      { timeoutMs: q.deadlineMs, onTimeout: missed },
     );
-    if (!record) return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [] };
-    const page = record.get('page') as { urn: string; type: string; degree: number; path: { urn: string; type: string }[]; aspects: { name: string; value: string }[] }[];
-    return {
-      total: Number(record.get('total')),
-      cut: { visitCap: Boolean(record.get('visitCut')), fanOut: Boolean(record.get('fanOutCut')), maxHops: Boolean(record.get('hopsCut')) },
-      rows: page.map((r) => ({
-        urn: r.urn,
-        type: r.type,
-        degree: Number(r.degree),
-        path: r.path,
-        aspects: new Map(r.aspects.map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>])),
-      })),
-    };
   }
+
+  /**
+   * Breadth-first, so each node's degree is its shortest distance. A node with more than q.fanOut onward edges is
+   * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
+   * walk goes one node past the cap to tell a cut walk from one that just fits.
+   */
+  private async walk(q: LineageQuery, hop: (frontier: string[], degree: number) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
+    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
+    const visited = new Set<string>([q.urn]);
+    const reached: Reached[] = [];
+    let frontier = [start];
+    for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
+      const rows = await hop(frontier.map((v) => v.urn), degree);
+      // In urn order within a degree: the nodes kept under the cap, and the order of the answer.
+      rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+      const next: Reached[] = [];
+      let added: Reached | null = null;
+      for (const row of rows) {
+        if (added?.urn === row.urn) {
+          added.removed ||= row.removed;
+          continue;
+        }
+        if (visited.has(row.urn)) continue;
+        if (reached.length === q.visitCap) return { reached, visitCut: true };
+        const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
+        visited.add(row.urn);
+        reached.push(node);
+        added = node;
+        if (node.onward === null || (node.onward > 0 && node.onward <= q.fanOut)) next.push(node);
+      }
+      frontier = next;
+    }
+    return { reached, visitCut: false };
+  }
+}
+
+/** One OR-branch of the result filter. */
+function matches(g: LineageFilterGroup, v: Reached): boolean {
+  if (g.degrees !== null && !g.degrees.includes(v.degree)) return false;
+  if (g.types !== null && !g.types.includes(v.type)) return false;
+  if (g.platforms !== null && !g.platforms.some((p) => v.urn.includes(`(${p},`))) return false;
+  return g.includeRemoved || !v.removed;
 }
