@@ -22,11 +22,11 @@ CALL (a) {
 }
 WITH b, min(i) AS parent, min(a.type) AS fromType
 WHERE (b.type = 'schemaField') = $columns
-// An entity has one latest aspect of a name; were there two, the node would come twice (the caller ORs `removed`).
-OPTIONAL MATCH (b)-[:ASPECT]->(st:Aspect {name: $statusAspect})
+// {{removed}}: the entity node's soft-delete flag (kept by the write path), or, until the flag is filled in for entities
+// written before it was kept (markSoftDeletedPage), the status aspect read for each node.
 WITH b, parent, fromType,
      CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
-     coalesce(st.value CONTAINS '"removed":true', false) AS removed
+     {{removed}} AS removed
 RETURN min(fromType) AS fromType, collect([b.urn, b.type, parent, onward, removed]) AS found
 
 // @name finish
@@ -49,3 +49,21 @@ RETURN EXISTS {
 // looks its name up again on every row: a fifth of a hop's time from a hub in a catalog without some of them.
 CREATE (probe:LineageTypeProbe)
 {{creates}}
+
+// @name markSoftDeletedPage
+// Fills in the soft-delete flag (`removed`) of entities written before the write path kept it: the next $limit entities
+// after $after in urn order; a soft-deleted one is locked, then its status read again (a write may have changed it
+// meanwhile; writes keep the flag themselves under the same lock). `last` is null once past the last entity.
+MATCH (e:Entity) WHERE e.urn > $after
+WITH e ORDER BY e.urn LIMIT $limit
+WITH collect(e) AS page
+CALL (page) {
+  UNWIND page AS e
+  WITH e WHERE e.removed IS NULL AND EXISTS { (e)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }
+  SET e._LOCK_ = true
+  REMOVE e._LOCK_
+  WITH e WHERE EXISTS { (e)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }
+  SET e.removed = true
+  RETURN count(*) AS marked
+}
+RETURN CASE WHEN size(page) = 0 THEN null ELSE page[-1].urn END AS last, marked

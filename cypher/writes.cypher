@@ -194,8 +194,8 @@ CALL () {
   CREATE (f)-[r:DownstreamOf]->(u)
   SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
 }
-// Per entity: outbox entry when anything changed, placeholder flag, and a deleted entity without aspects left goes away
-// unless others still point at it.
+// Per entity: outbox entry when anything changed, placeholder and soft-delete flags, and a deleted entity without aspects
+// left goes away unless others still point at it.
 CALL () {
   UNWIND $entities AS x
   MATCH (e:Entity {urn: x.urn})
@@ -217,6 +217,11 @@ CALL () {
   CALL (e, x) {
     WITH e, x WHERE x.hasAspects AND e.placeholder IS NOT NULL
     SET e.placeholder = null
+  }
+  // Soft-deleted, on the node: a lineage walk reads it for every node it reaches (the status aspect cost half a hop).
+  CALL (e, x) {
+    WITH e, x WHERE x.removed IS NOT NULL
+    SET e.removed = CASE WHEN x.removed THEN true END
   }
   CALL (e, x) {
     WITH e, x WHERE NOT x.hasAspects AND x.wiped

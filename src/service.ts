@@ -220,6 +220,10 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
   const lineageStore = new LineageStore(graph, registry.lineageRelationships());
   await lineageStore.prepare();
+  lineageStore
+    .flagEarlierSoftDeletes()
+    .then((marked) => marked > 0 && logger.info({ entities: marked }, 'flagged the soft-deleted entities written before the flag was kept'))
+    .catch((err) => logger.warn({ err: (err as Error).message }, 'could not flag earlier soft-deleted entities; lineage reads their status until the next start'));
   const lineage = new LineageService(registry, lineageStore, {
     maxHops: config.LINEAGE_MAX_HOPS,
     fanOut: config.LINEAGE_FAN_OUT,

@@ -1,3 +1,4 @@
+import neo4j from 'neo4j-driver';
 import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
@@ -126,6 +127,39 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(found(res)).not.toContain('1:hive,h1,PROD)');
     const withDeleted = await lineage({ urn: ds('h'), direction: 'DOWNSTREAM', maxHops: 1, includeSoftDeleted: true });
     expect(found(withDeleted)).toContain('1:hive,h1,PROD)');
+  });
+
+  test('the soft-delete flag on the node follows every change of the status aspect; entities from before get it at start', async () => {
+    const driver = neo4j.driver(process.env.TEST_NEO4J_URI!);
+    const cypher = (q: string, params: Record<string, unknown> = {}) => driver.executeQuery(q, params, { database: 'neo4j' });
+    const flag = async () => (await cypher('MATCH (e:Entity {urn: $urn}) RETURN e.removed AS removed', { urn: ds('h2') })).records[0].get('removed');
+    const shown = async (service = svc) => found(await service.call('POST', '/entities?action=searchAcrossLineage', { urn: ds('h'), direction: 'DOWNSTREAM', maxHops: 1, count: 100 })).includes('1:hive,h2,PROD)');
+    try {
+      await propose(ds('h2'), 'status', { removed: true });
+      expect([await flag(), await shown()]).toEqual([true, false]);
+      await propose(ds('h2'), 'status', { removed: false });
+      expect([await flag(), await shown()]).toEqual([null, true]);
+      await propose(ds('h2'), 'status', { removed: true });
+      expect((await svc.call('POST', '/entities?action=delete', { urn: ds('h2'), aspectName: 'status' })).status).toBe(200);
+      expect([await flag(), await shown()]).toEqual([null, true]);
+
+      // Written before the write path kept the flag: a start fills it in, and hops read it once that is done.
+      await propose(ds('h2'), 'status', { removed: true });
+      await cypher('MATCH (e:Entity {urn: $urn}) REMOVE e.removed', { urn: ds('h2') });
+      await cypher("MATCH (m:Migration {name: 'entitySoftDeleteFlag'}) DELETE m");
+      const restarted = await startTestService(env);
+      try {
+        const recorded = async () => (await cypher("MATCH (m:Migration {name: 'entitySoftDeleteFlag'}) RETURN count(m) AS n")).records[0].get('n').toNumber() === 1;
+        for (let i = 0; i < 600 && !(await recorded()); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(await recorded()).toBe(true);
+        expect([await flag(), await shown(restarted)]).toEqual([true, false]);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      await propose(ds('h2'), 'status', { removed: false });
+      await driver.close();
+    }
   });
 
   test('column-level lineage: fineGrainedLineages become schemaField edges; lineage from a column; edges follow updates', async () => {

@@ -40,7 +40,7 @@ describe('write-path plans', () => {
       targets: [{ urn: field(1), type: 'schemaField' }],
       createEdges: [{ urn, aspect: 'upstreamLineage', type: 'DownstreamOf', target: `${prefix},0,PROD)`, isLineage: true }],
       createColumnEdges: [{ owner: urn, aspect: 'upstreamLineage', source: field(0), target: field(1) }],
-      entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
+      entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [], removed: null }],
       now,
       ns: 'plans',
     },
@@ -102,7 +102,8 @@ describe('plans made on an empty database', () => {
       .replaceAll('{{inTypes}}', 'DownstreamOf|Consumes')
       .replaceAll('{{fwd}}', 'Produces')
       .replaceAll('{{back}}', 'DownstreamOf|Consumes')
-      .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)');
+      .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)')
+      .replaceAll('{{removed}}', 'coalesce(b.removed, false)');
 
   function details(plan: { operatorType: string; arguments?: { Details?: string }; children?: unknown[] }, out: string[] = []): string[] {
     out.push(`${plan.operatorType} ${plan.arguments?.Details ?? ''}`);
@@ -133,7 +134,7 @@ describe('plans made on an empty database', () => {
   // Last: it writes to the database the tests above plan on.
   it('lineage/hop seeks its frontier by urn and expands from it, whether the catalog is empty or holds a few entities', async () => {
     // The hop is a template (LineageStore fills in the edge types stored along and against the walk): one mixed instance.
-    const hop = cypher.get('lineage/hop').replaceAll('{{back}}', 'DownstreamOf|Consumes').replaceAll('{{fwd}}', 'Produces');
+    const hop = cypher.get('lineage/hop').replaceAll('{{back}}', 'DownstreamOf|Consumes').replaceAll('{{fwd}}', 'Produces').replaceAll('{{removed}}', 'coalesce(b.removed, false)');
     const explain = async () => details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${hop}`, {}, { database: 'neo4j' })).summary.plan as never);
     const check = (steps: string[]) => {
       expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);

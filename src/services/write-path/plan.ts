@@ -1,3 +1,4 @@
+import { status } from '../../model/aspects';
 import { makeUrn } from '../../model/urn';
 import type { LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
@@ -71,8 +72,12 @@ export type GroupPlan = {
   createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
   removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
   createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  /** `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. */
-  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[] }[];
+  /**
+   * `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. `removed`: the entity is
+   * soft-deleted by its status aspect as this group leaves it (kept on the entity node for lineage walks), null when
+   * the group did not change its status.
+   */
+  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[]; removed: boolean | null }[];
 };
 
 export interface Edge {
@@ -551,13 +556,21 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     }
     if (!e.exists && !e.created) continue;
     const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
-    plan.entities.push({ urn: e.urn, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created, markers: e.markers });
+    plan.entities.push({ urn: e.urn, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created, markers: e.markers, removed: softDeleted(e) });
   }
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));
   plan.createEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.urn < y.urn ? -1 : x.urn > y.urn ? 1 : 0));
   plan.createColumnEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.source < y.source ? -1 : x.source > y.source ? 1 : 0));
   return plan;
+}
+
+/** Whether the group leaves the entity soft-deleted, when it changed the status aspect (null: it did not). */
+function softDeleted(e: EntityState): boolean | null {
+  const current = e.aspects.get(status.name)?.current;
+  // A value this group wrote (a stored one is known by its hash only, and unchanged).
+  if (current && !current.fromStore) return current.parsed ? current.parsed.removed === true : current.value.includes('"removed":true');
+  return !current && (e.wipeAll || e.wipeNames.has(status.name)) ? false : null;
 }
 
 function splitColumnEdge(key: string): ColumnEdge {
@@ -586,7 +599,7 @@ export function rehearsalGroup(namespace: string, now = Date.now()): { requests:
     targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
     createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
     createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-    entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [] }],
+    entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
   };
   return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] }], plan, now };
 }

@@ -76,8 +76,15 @@ interface HopRow {
  * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
  * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
  */
+/** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
+const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
+const FLAG_READ = 'coalesce(b.removed, false)';
+const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }`;
+
 export class LineageStore {
   private readonly texts = new Map<LineageDirection, { hop: string; finish: string }>();
+  /** Whether hops may read the node's flag; until then they read each node's status aspect. */
+  private flagComplete = false;
 
   constructor(
     private readonly neo4j: Neo4jExecutor,
@@ -94,7 +101,11 @@ export class LineageStore {
       // Walking downstream follows isUpstream=false edges along their direction and isUpstream=true ones against it.
       const forward = all.filter((t) => this.edges.get(t)!.isUpstream === (direction === 'UPSTREAM'));
       const back = all.filter((t) => !forward.includes(t));
-      const fill = (text: string) => text.replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE).replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE);
+      const fill = (text: string) =>
+        text
+          .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
+          .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)
+          .replaceAll('{{removed}}', this.flagComplete ? FLAG_READ : STATUS_READ);
       texts = { hop: fill(this.neo4j.cypher.get('lineage/hop')), finish: fill(this.neo4j.cypher.get('lineage/finish')) };
       this.texts.set(direction, texts);
     }
@@ -108,6 +119,28 @@ export class LineageStore {
   async prepare(): Promise<void> {
     const creates = [...this.edges.keys()].map((type) => `CREATE (probe)-[:${type}]->(probe)`).join('\n');
     await this.neo4j.rehearse('lineage.prepare', (tx) => tx.run(this.neo4j.cypher.get('lineage/knowTypes').replaceAll('{{creates}}', creates)));
+    this.flagComplete = (await this.neo4j.query('lineage.migration', 'runs/migrationDone', { name: SOFT_DELETE_FLAG_MIGRATION })).length > 0;
+  }
+
+  /**
+   * Gives entities written before the write path kept the soft-delete flag on the node their flag, page by page in urn
+   * order; then hops read the flag. Once through, it is recorded and never runs again (in the background at start).
+   */
+  async flagEarlierSoftDeletes(batch = 5000): Promise<number> {
+    if (this.flagComplete) return 0;
+    let after = '';
+    let marked = 0;
+    for (;;) {
+      const [record] = await this.neo4j.query('lineage.migration', 'lineage/markSoftDeletedPage', { after, limit: neo4j.int(batch), statusAspect: status.name }, { mode: 'WRITE' });
+      marked += Number(record.get('marked'));
+      const last = record.get('last') as string | null;
+      if (last === null) break;
+      after = last;
+    }
+    await this.neo4j.query('lineage.migration', 'runs/markMigrationDone', { name: SOFT_DELETE_FLAG_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
+    this.flagComplete = true;
+    this.texts.clear();
+    return marked;
   }
 
   async traverse(q: LineageQuery): Promise<LineagePage> {

@@ -23,6 +23,7 @@ export type StatementName =
   | 'lineage/finish'
   | 'lineage/hop'
   | 'lineage/knowTypes'
+  | 'lineage/markSoftDeletedPage'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
   | 'listing/listUrns'
