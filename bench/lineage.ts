@@ -18,8 +18,8 @@ import { backends, flag, http, percentile, report, ROOT, startServiceProcess } f
  *               transaction (DownstreamOf only, directed, the frontier sought by urn, one row of lists per hop), each
  *               reached node with one parent (so its degree and one path) and its onward degree (the fan-out rule),
  *               the visited set kept here, the same fan-out and visit cap; no soft-delete check, filters, sort or page;
- *   +status     the same, also reading each reached node's status aspect (soft-deleted results are hidden: the
- *               service must read it for every node it reaches).
+ *   +status     the same, also reading each reached node's soft-delete flag (soft-deleted results are hidden: the
+ *               service must know it for every node it reaches; the write path keeps it on the node).
  * Then PROFILE of every statement the store runs, for 3 hops from random and 3 and 10 hops from a hub.
  *   BENCH_NEO4J_URI=bolt://127.0.0.1:7698 BENCH_SEARCH_URL=http://127.0.0.1:9211 npx tsx bench/lineage.ts [--datasets 100000] [--samples 100]
  * Targets (issue 37): from hubs, service p50 ≤ 1.2× hop-by-hop; 3 hops from random ≤ 1.2×; 10 hops from hubs answered
@@ -91,8 +91,7 @@ async function seed(driver: Driver, edges: [number, number][]) {
 async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean): Promise<[number, number]> {
   const step = direction === 'DOWNSTREAM' ? '<-[:DownstreamOf]-' : '-[:DownstreamOf]->';
   const text = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) WITH m, min(i) AS parent
-     ${status ? "OPTIONAL MATCH (m)-[:ASPECT]->(st:Aspect {name: 'status'})" : ''}
-     RETURN collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? `coalesce(st.value CONTAINS '"removed":true', false)` : 'false'}]) AS found`;
+     RETURN collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? 'coalesce(m.removed, false)' : 'false'}]) AS found`;
   const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
   try {
     return await session.executeRead(async (tx) => {
@@ -169,6 +168,9 @@ async function main() {
 
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
     const store = new LineageStore(executor, registry.lineageRelationships());
+    // As the service does at start: hops read the soft-delete flag once every entity has it.
+    await store.prepare();
+    await store.flagEarlierSoftDeletes();
     const r = rng(7);
     const pickRandom = (direction: LineageDirection) => {
       // Start where there is lineage to walk: downstream from the upper layers, upstream from the lower ones.
