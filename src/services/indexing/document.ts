@@ -138,14 +138,17 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   const textParts = new Set<string>();
   const nameParts = new Set<string>();
   const counts = new Map<string, number>();
-  for (const f of fragments.values()) {
-    if (!f.words) continue;
+  const slots = slotsOf(registry, entity);
+  // In the type's aspect order, not the map's: a document rebuilt from cached fragments equals one read from Neo4j.
+  for (const aspect of slots.byAspect.keys()) {
+    const f = fragments.get(aspect);
+    if (!f?.words) continue;
     for (const n of f.words.names ?? []) names.add(n);
     for (const p of f.words.nameParts ?? []) nameParts.add(p);
     for (const t of f.words.urnTokens ?? []) urnTokens.add(t);
     for (const t of f.words.textParts ?? []) textParts.add(t);
   }
-  for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
+  for (const [fieldName, sources] of slots.byField) {
     // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas;
     // made only for a field that has values (most of an entity type's fields have none).
     let values: Set<unknown> | undefined;
