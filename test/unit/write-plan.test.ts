@@ -76,6 +76,30 @@ describe('write group planning', () => {
   });
 });
 
+describe('the soft-delete flag in a write plan', () => {
+  const status = (removed: boolean): Extract<WriteItem, { kind: 'upsert' }> => ({
+    ...upsert(''),
+    name: 'status',
+    defaults: [],
+    projected: { value: JSON.stringify({ removed }), hash: `s${removed}`, parsed: { removed }, edges: [] },
+  });
+  const flag = (units: WriteItem[][], aspects: LockedEntity['aspects'] = []) => planGroup(units, stored(aspects)).plan.entities[0].removed;
+  const storedStatus = { name: 'status', hash: 'strue', top: 1, history: 1, value: null, edges: [], columnEdges: [] };
+  const survivor = (removed: boolean) => ({ version: 1, projected: { value: JSON.stringify({ removed }), hash: `s${removed}`, edges: [] }, createdTime: 0, createdActor: 'urn:li:corpuser:a', systemMetadata: '{}' });
+
+  it('follows the status the group leaves: written, deleted, reverted; untouched when the group does not change it', () => {
+    expect(flag([[status(true)]])).toBe(true);
+    expect(flag([[status(true)], [status(false)]])).toBe(false);
+    expect(flag([[upsert('a')]])).toBeNull();
+    expect(flag([[{ kind: 'deleteAspect', urn, entityType: 'tag', name: 'status' }]], [storedStatus])).toBe(false);
+    expect(flag([[{ kind: 'deleteEntity', urn, entityType: 'tag' }]], [storedStatus])).toBe(false);
+    expect(flag([[{ kind: 'revert', urn, entityType: 'tag', name: 'status', expectedHash: 'strue', survivor: survivor(false), drop: [1] }]], [storedStatus])).toBe(false);
+    expect(flag([[{ kind: 'revert', urn, entityType: 'tag', name: 'status', expectedHash: 'strue', survivor: null, drop: [] }]], [storedStatus])).toBe(false);
+    // The same value again only moves its system metadata: the flag stays as it is.
+    expect(flag([[status(true)]], [storedStatus])).toBeNull();
+  });
+});
+
 describe('column-level lineage in a write plan', () => {
   const field = (dataset: string, name: string) => `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:hive,${dataset},PROD),${name})`;
   const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,down,PROD)';
