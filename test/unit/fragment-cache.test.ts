@@ -7,13 +7,6 @@ const change = (c: Partial<EntityChange>): EntityChange => ({ urn, previousRev: 
 const names = (m: ReadonlyMap<string, AspectFragment> | undefined) => (m ? Object.fromEntries([...m].map(([k, v]) => [k, v.values[0][0]])) : undefined);
 
 describe('FragmentCache', () => {
-  it('keeps a fragment whole: values, browse paths and the words split when it was written', () => {
-    const cache = new FragmentCache(1 << 20);
-    const full: AspectFragment = { values: [['orders_2024'], []], paths: ['/prod/hive'], words: { names: ['orders_2024'], nameParts: ['orders_2024', 'orders', '2024'], textParts: ['orders 2024'] } };
-    cache.apply([change({ created: true, rev: 10, set: [['a', () => full], ['b', () => f('plain')]] })]);
-    expect(cache.get(urn, 10)).toEqual(new Map([['a', full], ['b', f('plain')]]));
-  });
-
   it('follows a chain of writes from a created entity, each revision exact', () => {
     const cache = new FragmentCache(1 << 20);
     cache.apply([change({ created: true, rev: 10, set: [['a', () => f('a1')], ['key', () => f('k')]] })]);

@@ -14,20 +14,6 @@ export type SearchDocument = Record<string, unknown>;
 export interface AspectFragment {
   values: unknown[][];
   paths?: string[];
-  /**
-   * The words its values add to the document's word fields, split once when the value is written (a document is
-   * rebuilt from every aspect after each write): names (autocomplete fields), the ids inside URN values, the words
-   * inside text. Absent when there are none.
-   */
-  words?: FragmentWords;
-}
-
-export interface FragmentWords {
-  names?: string[];
-  /** The names split as the name fields' analysis does (`analyze`). */
-  nameParts?: string[];
-  urnTokens?: string[];
-  textParts?: string[];
 }
 
 /** A browse path and each of its ancestors: "/prod/hive" → "/", "/prod", "/prod/hive". */
@@ -48,13 +34,11 @@ function flatten(value: unknown): unknown[] {
   return [value];
 }
 
-type SlotField = { path: readonly string[]; enableAutocomplete?: boolean; fieldType: string; queryByDefault?: boolean };
-
 interface Slots {
   /** Per aspect, the searchable fields it feeds, in document order: a fragment's `values` follow this order. */
-  byAspect: Map<string, { path: readonly string[]; field: SlotField }[]>;
+  byAspect: Map<string, { path: readonly string[] }[]>;
   /** Per document field, where its values come from: (aspect, index into that aspect's fragment). */
-  byField: [fieldName: string, sources: { aspect: string; slot: number }[]][];
+  byField: [fieldName: string, sources: { aspect: string; slot: number; field: { enableAutocomplete?: boolean; fieldType: string; queryByDefault?: boolean } }[]][];
 }
 
 const slotCache = new WeakMap<EntitySpec, Slots>();
@@ -62,14 +46,14 @@ const slotCache = new WeakMap<EntitySpec, Slots>();
 function slotsOf(registry: Registry, entity: EntitySpec): Slots {
   const cached = slotCache.get(entity);
   if (cached) return cached;
-  const byAspect: Slots['byAspect'] = new Map();
+  const byAspect = new Map<string, { path: readonly string[] }[]>();
   const byField: Slots['byField'] = [];
   for (const [fieldName, fields] of searchableFields(registry, entity)) {
     const sources = fields.map(({ aspect, field }) => {
       let list = byAspect.get(aspect);
       if (!list) byAspect.set(aspect, (list = []));
-      list.push({ path: field.path, field });
-      return { aspect, slot: list.length - 1 };
+      list.push({ path: field.path });
+      return { aspect, slot: list.length - 1, field };
     });
     byField.push([fieldName, sources]);
   }
@@ -80,44 +64,11 @@ function slotsOf(registry: Registry, entity: EntitySpec): Slots {
 
 /** The fragment of one aspect value of an entity of this type. */
 export function aspectFragment(registry: Registry, entity: EntitySpec, aspectName: string, value: Record<string, unknown>): AspectFragment {
-  const slots = slotsOf(registry, entity).byAspect.get(aspectName) ?? [];
-  const values = slots.map(({ path }) => valuesAt(value, path).flatMap(flatten));
+  const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => valuesAt(value, path).flatMap(flatten));
   const fragment: AspectFragment = { values };
   const paths = registry.aspects.get(aspectName)?.behaviour?.browsePaths?.(value);
   if (paths) fragment.paths = paths;
-  const words = wordsOf(slots, values);
-  if (words) fragment.words = words;
   return fragment;
-}
-
-/** What a fragment's values add to the word fields (see FragmentWords), by the annotations of the fields they fill. */
-function wordsOf(slots: readonly { field: SlotField }[], values: unknown[][]): FragmentWords | undefined {
-  const names = new Set<string>();
-  const urnTokens = new Set<string>();
-  const textParts = new Set<string>();
-  slots.forEach(({ field }, slot) => {
-    const urnField = field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL';
-    const textField = field.queryByDefault && TEXT_TYPES.has(field.fieldType);
-    if (!field.enableAutocomplete && !urnField && !textField) return;
-    for (const v of values[slot]) {
-      if (typeof v !== 'string') continue;
-      // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
-      if (field.enableAutocomplete && v !== '' && !v.startsWith('urn:')) names.add(v);
-      // URN values are also searchable by their id: "hive", "pii", "jdoe".
-      if (urnField && v.startsWith('urn:')) for (const token of urnIdTokens(v)) urnTokens.add(token);
-      // Words inside the words the field's own analysis keeps whole: "customer_email" → customer, email.
-      else if (textField) for (const token of innerTokens(v)) textParts.add(token);
-    }
-  });
-  if (names.size + urnTokens.size + textParts.size === 0) return undefined;
-  const words: FragmentWords = {};
-  if (names.size > 0) {
-    words.names = [...names];
-    words.nameParts = [...new Set(words.names.flatMap(analyze))];
-  }
-  if (urnTokens.size > 0) words.urnTokens = [...urnTokens];
-  if (textParts.size > 0) words.textParts = [...textParts];
-  return words;
 }
 
 /**
@@ -136,27 +87,27 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   const names = new Set<string>();
   const urnTokens = new Set<string>(urnIdTokens(urn));
   const textParts = new Set<string>();
-  const nameParts = new Set<string>();
   const counts = new Map<string, number>();
-  const slots = slotsOf(registry, entity);
-  // In the type's aspect order, not the map's: a document rebuilt from cached fragments equals one read from Neo4j.
-  for (const aspect of slots.byAspect.keys()) {
-    const f = fragments.get(aspect);
-    if (!f?.words) continue;
-    for (const n of f.words.names ?? []) names.add(n);
-    for (const p of f.words.nameParts ?? []) nameParts.add(p);
-    for (const t of f.words.urnTokens ?? []) urnTokens.add(t);
-    for (const t of f.words.textParts ?? []) textParts.add(t);
-  }
-  for (const [fieldName, sources] of slots.byField) {
+  for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
     // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas;
     // made only for a field that has values (most of an entity type's fields have none).
     let values: Set<unknown> | undefined;
-    for (const { aspect, slot } of sources) {
+    for (const { aspect, slot, field } of sources) {
       const slotValues = fragments.get(aspect)?.values[slot];
       if (!slotValues || slotValues.length === 0) continue;
       values ??= new Set<unknown>();
-      for (const v of slotValues) values.add(v);
+      for (const v of slotValues) {
+        values.add(v);
+        // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
+        if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
+        // URN values are also searchable by their id: "hive", "pii", "jdoe".
+        if ((field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL') && typeof v === 'string' && v.startsWith('urn:')) {
+          for (const token of urnIdTokens(v)) urnTokens.add(token);
+        } else if (field.queryByDefault && TEXT_TYPES.has(field.fieldType) && typeof v === 'string') {
+          // Words inside the words the field's own analysis keeps whole: "customer_email" → customer, email.
+          for (const token of innerTokens(v)) textParts.add(token);
+        }
+      }
     }
     if (!values) continue;
     counts.set(fieldName, values.size);
@@ -182,7 +133,7 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   if (browseName) doc.browseName = browseName;
   doc.urnTokens = [...urnTokens];
   // The names whole, their dotted/slashed segments ("orders_2024") and the finest parts ("orders", "2024", "Kafka").
-  doc.nameParts = [...nameParts];
+  doc.nameParts = [...new Set([...names].flatMap(analyze))];
   doc.textParts = [...textParts];
   doc.autocomplete = [...names];
   doc.nameExact = [...new Set([...names].map((n) => n.toLowerCase()))];

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AspectFragment, FragmentWords } from './document';
+import type { AspectFragment } from './document';
 
 /** What a committed write did to one entity's latest aspects, with the revisions its lock saw and left. */
 export interface EntityChange {
@@ -26,13 +26,10 @@ interface Entry {
   bytes: number;
 }
 
-const pack = (f: AspectFragment): string => JSON.stringify([f.values, f.paths ?? null, f.words ?? null]);
+const pack = (f: AspectFragment): string => JSON.stringify(f.paths ? [f.values, f.paths] : [f.values]);
 const unpack = (json: string): AspectFragment => {
-  const [values, paths, words] = JSON.parse(json) as [unknown[][], string[] | null, FragmentWords | null];
-  const fragment: AspectFragment = { values };
-  if (paths) fragment.paths = paths;
-  if (words) fragment.words = words;
-  return fragment;
+  const [values, paths] = JSON.parse(json) as [unknown[][], string[] | undefined];
+  return paths ? { values, paths } : { values };
 };
 
 /**
