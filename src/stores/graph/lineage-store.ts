@@ -72,15 +72,15 @@ interface HopRow {
   removed: boolean;
 }
 
-/**
- * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
- * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
- */
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
 const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
 const FLAG_READ = 'coalesce(b.removed, false)';
 const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }`;
 
+/**
+ * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
+ * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
+ */
 export class LineageStore {
   private readonly texts = new Map<LineageDirection, { hop: string; finish: string }>();
   /** Whether hops may read the node's flag; until then they read each node's status aspect. */
