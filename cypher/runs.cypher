@@ -63,11 +63,3 @@ ORDER BY urn
 UNWIND $rows AS x
 MATCH (a:Aspect) WHERE elementId(a) = x.id
 SET a.runId = coalesce(a.runId, x.runId), a.lastObserved = coalesce(a.lastObserved, x.lastObserved)
-
-// @name migrationDone
-MATCH (m:Migration {name: $name})
-RETURN m.doneAt AS doneAt
-
-// @name markMigrationDone
-MERGE (m:Migration {name: $name})
-SET m.doneAt = $now

@@ -119,7 +119,7 @@ export class LineageStore {
   async prepare(): Promise<void> {
     const creates = [...this.edges.keys()].map((type) => `CREATE (probe)-[:${type}]->(probe)`).join('\n');
     await this.neo4j.rehearse('lineage.prepare', (tx) => tx.run(this.neo4j.cypher.get('lineage/knowTypes').replaceAll('{{creates}}', creates)));
-    this.flagComplete = (await this.neo4j.query('lineage.migration', 'runs/migrationDone', { name: SOFT_DELETE_FLAG_MIGRATION })).length > 0;
+    this.flagComplete = (await this.neo4j.query('lineage.migration', 'migrations/done', { name: SOFT_DELETE_FLAG_MIGRATION })).length > 0;
   }
 
   /**
@@ -137,7 +137,7 @@ export class LineageStore {
       if (last === null) break;
       after = last;
     }
-    await this.neo4j.query('lineage.migration', 'runs/markMigrationDone', { name: SOFT_DELETE_FLAG_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
+    await this.neo4j.query('lineage.migration', 'migrations/markDone', { name: SOFT_DELETE_FLAG_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
     this.flagComplete = true;
     this.texts.clear();
     return marked;

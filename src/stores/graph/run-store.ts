@@ -86,7 +86,7 @@ export class RunStore {
    * once through, it is recorded and never runs again. Safe beside live writes: it only fills what is still unset.
    */
   async indexUnindexedRuns(parse: (systemMetadata: string | null) => { runId: string; lastObserved: number | null }, batch = 2000): Promise<number> {
-    const done = await this.neo4j.query('runs.migration', 'runs/migrationDone', { name: RUN_INDEX_MIGRATION });
+    const done = await this.neo4j.query('runs.migration', 'migrations/done', { name: RUN_INDEX_MIGRATION });
     if (done.length > 0) return 0;
     let after = '';
     let indexed = 0;
@@ -100,7 +100,7 @@ export class RunStore {
       if (rows.length > 0) await this.neo4j.query('runs.backfill', 'runs/indexRuns', { rows }, { mode: 'WRITE' });
       indexed += rows.length;
     }
-    await this.neo4j.query('runs.migration', 'runs/markMigrationDone', { name: RUN_INDEX_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
+    await this.neo4j.query('runs.migration', 'migrations/markDone', { name: RUN_INDEX_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
     return indexed;
   }
 }
