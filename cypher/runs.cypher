@@ -1,5 +1,6 @@
 // Ingestion runs, read from the latest aspect nodes: each carries the runId and lastObserved of the system metadata it
-// was last written or observed with (set by cypher/writes.cypher, indexed by schema/aspectRunIndex). An entity is
+// was last written or observed with (set by cypher/writes.cypher, indexed by schema/aspectRunIndex), unless that run id
+// was the default one (proposals sent without a run id: no run). An entity is
 // soft-deleted when its status aspect says removed.
 
 // @name list

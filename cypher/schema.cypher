@@ -34,7 +34,8 @@ CREATE CONSTRAINT service_process_unique IF NOT EXISTS FOR (p:ServiceProcess) RE
 
 // @name aspectRunIndex
 // Latest aspects by the run that last wrote or observed them, then urn: runs list, describe and rollback page a run in
-// urn order (cypher/runs.cypher). Only latest nodes carry runId.
+// urn order (cypher/runs.cypher). Only latest nodes
+// written by a named run (not the default run id) carry runId.
 CREATE INDEX aspect_run IF NOT EXISTS FOR (a:Aspect) ON (a.runId, a.urn)
 
 // @name lineagePastUnique

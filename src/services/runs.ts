@@ -89,7 +89,10 @@ export class RunService {
       } catch {
         /* unreadable metadata: no run */
       }
-      return { runId: typeof parsed.runId === 'string' ? parsed.runId : DEFAULT_RUN_ID, lastObserved: typeof parsed.lastObserved === 'number' ? parsed.lastObserved : null };
+      // As the write path indexes: the default run id names no run.
+      return typeof parsed.runId === 'string' && parsed.runId !== DEFAULT_RUN_ID
+        ? { runId: parsed.runId, lastObserved: typeof parsed.lastObserved === 'number' ? parsed.lastObserved : null }
+        : null;
     });
     if (indexed > 0) this.logger.info({ aspects: indexed }, 'indexed the runs of aspects written before runs were kept');
   }

@@ -153,6 +153,26 @@ describe('ingestion runs', () => {
     expect(await exists(urn)).toBe(true);
   });
 
+  it('a write without a run id takes an aspect out of the run that wrote it before (the default run id is no run)', async () => {
+    const id = uniqueId('unrun');
+    const urn = dataset(id);
+    await ingest(`${id}-a`, urn, 'datasetProperties', { name: id, description: 'from A' });
+    await ingest(`${id}-a`, urn, 'globalTags', { tags: [{ tag: 'urn:li:tag:a' }] });
+    const plain = await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'globalTags', { tags: [{ tag: 'urn:li:tag:plain' }] }));
+    expect(plain.status).toBe(200);
+
+    const shown = await runs('describe', { runId: `${id}-a`, start: 0, count: 10 });
+    expect(shown.body.value.map((r: { aspectName: string }) => r.aspectName).sort()).toEqual(['browsePaths', 'browsePathsV2', 'datasetKey', 'datasetProperties']);
+    expect((await runs('list', { pageOffset: 0, pageSize: 100 })).body.value.map((r: { runId: string }) => r.runId)).not.toContain('no-run-id-provided');
+
+    // The run created the entity but another writer (no run) wrote to it since: safe keeps it, with the plain write.
+    const kept = await runs('rollback', { runId: `${id}-a`, safe: true });
+    expect(kept.body.value).toMatchObject({ entitiesDeleted: 0, unsafeEntitiesCount: 1 });
+    const after = await latest(urn);
+    expect(after.datasetProperties).toBeUndefined();
+    expect(after.globalTags.value.tags).toEqual([{ tag: 'urn:li:tag:plain' }]);
+  });
+
   it('the official CLI: list-runs, show, rollback --dry-run and rollback, after a datahub ingest', async () => {
     const id = uniqueId('cli');
     const runId = `${id}-run`;

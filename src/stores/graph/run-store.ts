@@ -85,7 +85,7 @@ export class RunStore {
    * Gives latest aspects written before runs were indexed their runId and lastObserved, entity by entity in urn order;
    * once through, it is recorded and never runs again. Safe beside live writes: it only fills what is still unset.
    */
-  async indexUnindexedRuns(parse: (systemMetadata: string | null) => { runId: string; lastObserved: number | null }, batch = 2000): Promise<number> {
+  async indexUnindexedRuns(parse: (systemMetadata: string | null) => { runId: string; lastObserved: number | null } | null, batch = 2000): Promise<number> {
     const done = await this.neo4j.query('runs.migration', 'migrations/done', { name: RUN_INDEX_MIGRATION });
     if (done.length > 0) return 0;
     let after = '';
@@ -95,7 +95,10 @@ export class RunStore {
       if (records.length === 0) break;
       after = records[records.length - 1].get('urn') as string;
       const rows = records.flatMap((r) =>
-        (r.get('aspects') as { id: string | null; systemMetadata: string | null }[]).filter((a) => a.id !== null).map((a) => ({ id: a.id, ...parse(a.systemMetadata) })),
+        (r.get('aspects') as { id: string | null; systemMetadata: string | null }[]).flatMap((a) => {
+          const run = a.id === null ? null : parse(a.systemMetadata);
+          return run ? [{ id: a.id, ...run }] : [];
+        }),
       );
       if (rows.length > 0) await this.neo4j.query('runs.backfill', 'runs/indexRuns', { rows }, { mode: 'WRITE' });
       indexed += rows.length;
