@@ -56,9 +56,23 @@ function analyzeValue(value: string): string[] {
  * Only what a `standard` analysis of the value would not find itself: per token that has words inside (`_`, case
  * changes, digits), those words in order ("customer email"); so long descriptions do not double the document.
  */
-export const innerTokens = remembered(innerTokensOf);
+export function innerTokens(value: string): readonly string[] {
+  return MAY_HAVE_INNER_WORDS.test(value) ? innerTokensRemembered(value) : NO_TOKENS;
+}
 
-function innerTokensOf(value: string): string[] {
+const innerTokensRemembered = remembered(innerTokensOf);
+const NO_TOKENS: readonly string[] = Object.freeze([]);
+
+/**
+ * False only for a value every token of which is a SIMPLE_TOKEN: in ASCII letters and digits, a token that is not one
+ * has a lower-upper or letter-digit boundary or a capital run before a lower-case letter; anything else (`_`, `-`,
+ * non-ASCII) is left to the full splitting. Most text has no inner words, and one scan of it costs less than splitting
+ * it or looking it up among recent answers.
+ */
+const MAY_HAVE_INNER_WORDS = /[^\s(),./:\\;A-Za-z0-9]|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]/;
+
+/** innerTokens without the scan that skips values with no inner words, nor remembered answers. */
+export function innerTokensOf(value: string): string[] {
   const out = new Set<string>();
   for (const token of value.split(MAIN_SEPARATORS)) {
     if (SIMPLE_TOKEN.test(token)) continue;
