@@ -121,6 +121,20 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(cut.body.value).toMatchObject({ numEntities: 40, truncated: true, truncatedBy: ['maxHops'] });
   });
 
+  test('the maxHops cut is told too when the last hop starts from many nodes (asked after the walk)', async () => {
+    // v → 70 children → one grandchild each: the last hop's frontier is too large to ask each node in the hop.
+    for (let i = 0; i < 70; i++) {
+      const child = ds(`v${String(i).padStart(2, '0')}`);
+      await upstreams(child, [ds('v')]);
+      await upstreams(ds(`v${String(i).padStart(2, '0')}g`), [child]);
+    }
+    const leaves = await lineage({ urn: ds('v'), direction: 'DOWNSTREAM', maxHops: 2 });
+    expect(leaves.body.value).toMatchObject({ numEntities: 140, truncated: false, truncatedBy: [] });
+    await upstreams(ds('v69gchild'), [ds('v69g')]);
+    const cut = await lineage({ urn: ds('v'), direction: 'DOWNSTREAM', maxHops: 2 });
+    expect(cut.body.value).toMatchObject({ numEntities: 140, truncated: true, truncatedBy: ['maxHops'] });
+  });
+
   test('soft-deleted entities are hidden unless asked for', async () => {
     await propose(ds('h1'), 'status', { removed: true });
     const res = await lineage({ urn: ds('h'), direction: 'DOWNSTREAM', maxHops: 1 });

@@ -37,6 +37,8 @@ function request(body: Record<string, unknown>, start: number) {
     start,
     count: body.count as number,
     asOfTime: body.asOfTime as number | undefined,
+    // DataHub's LineageSearchEntity names each entity by urn only: no aspects to read.
+    withAspects: false,
   };
 }
 

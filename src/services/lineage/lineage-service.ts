@@ -39,6 +39,8 @@ export interface LineageRequest {
   count?: number;
   /** Epoch ms: the lineage as it was then (src/services/history/lineage-as-of.ts). */
   asOfTime?: number | null;
+  /** Results carry the aspects shown about each entity (default); false when only urns are answered (rest.li). */
+  withAspects?: boolean;
 }
 
 /** Walks lineage as it was at a moment. */
@@ -143,7 +145,7 @@ export class LineageService {
         // Each direction's page must hold everything up to start + count for the merge (BOTH) to be exact.
         start: request.direction === 'BOTH' ? 0 : start,
         count: request.direction === 'BOTH' ? start + count : count,
-        aspects: this.shown,
+        aspects: request.withAspects === false ? [] : this.shown,
         deadlineMs,
       },
     };

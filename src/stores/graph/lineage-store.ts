@@ -24,7 +24,7 @@ export interface LineageQuery {
   groups: LineageFilterGroup[];
   start: number;
   count: number;
-  /** Aspects returned with each entity of the page. */
+  /** Aspects returned with each entity of the page (none: the page is not read, e.g. rest.li answers only urns). */
   aspects: string[];
   deadlineMs: number;
 }
@@ -52,6 +52,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NO_TYPE = '__NoLineage__';
 /** How many of the nodes at the hop bound are first asked whether lineage leads on from them. */
 const FIRST_ASKED = 32;
+/**
+ * The last hop asks each node it reaches whether lineage leads on from it when its frontier is at most this large (a
+ * small walk then needs no statement after it); a larger walk asks a few of its nodes afterwards (FIRST_ASKED).
+ */
+const BOUND_ASKED_FRONTIER = 64;
 
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
@@ -62,6 +67,8 @@ interface Reached {
   /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
   onward: number | null;
   removed: boolean;
+  /** At the hop bound, when the last hop asked: whether lineage leads on from it; else null. */
+  leads: boolean | null;
 }
 
 interface HopRow {
@@ -70,6 +77,7 @@ interface HopRow {
   parent: number;
   onward: number | null;
   removed: boolean;
+  leads: boolean | null;
 }
 
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
@@ -154,11 +162,12 @@ export class LineageStore {
         let startType = '';
         const { reached, visitCut } = await this.walk(q, async (frontier, degree) => {
           if (Date.now() >= deadline) throw missed();
-          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name };
+          const bound = degree === q.maxHops && frontier.length <= BOUND_ASKED_FRONTIER;
+          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound };
           const record = (await tx.run(hop, params)).records[0];
           if (degree === 1) startType = record.get('fromType') as string;
-          const rows = (record.get('found') as [string, string, number, number | null, boolean][]).map(
-            ([urn, type, parent, onward, removed]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
+          const rows = (record.get('found') as [string, string, number, number | null, boolean, boolean | null][]).map(
+            ([urn, type, parent, onward, removed, leads]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed, leads }),
           );
           return rows;
         });
@@ -166,35 +175,25 @@ export class LineageStore {
         const cut = {
           visitCap: visitCut,
           fanOut: reached.some((v) => v.degree < q.maxHops && v.onward !== null && v.onward > q.fanOut),
-          maxHops: last.some((v) => v.onward !== null && v.onward > 0),
+          maxHops: last.some((v) => (v.onward !== null && v.onward > 0) || v.leads === true),
         };
         // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet: first of a
         // few of them (with the page), then of the rest if none of those does. Sending them all costs more than
         // asking again in the rare walk where none leads on.
-        const ask = cut.maxHops ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
+        const ask = cut.maxHops ? [] : last.filter((v) => v.onward === null && v.leads === null).map((v) => v.urn);
         const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
         const page = matched.slice(q.start, q.start + q.count);
-        if (page.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: [] };
+        const hydrate = q.aspects.length > 0 ? page : [];
+        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, startType, q.urn, new Map())) };
         if (Date.now() >= deadline) throw missed();
-        const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: page.map((v) => v.urn), aspects: q.aspects })).records[0];
+        const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
         if (!cut.maxHops && ask.length > FIRST_ASKED) {
           if (Date.now() >= deadline) throw missed();
           cut.maxHops = (await tx.run(finish, { last: ask.slice(FIRST_ASKED), urns: [], aspects: [] })).records[0].get('leadsOn') === true;
         }
         const aspects = new Map((record.get('page') as { urn: string; aspects: { name: string; value: string }[] }[]).map((p) => [p.urn, p.aspects]));
-        const rows: LineageRow[] = page.map((v) => {
-          const path: { urn: string; type: string }[] = [];
-          for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: at.type });
-          path.push({ urn: q.urn, type: startType });
-          return {
-            urn: v.urn,
-            type: v.type,
-            degree: v.degree,
-            path: path.reverse(),
-            aspects: new Map((aspects.get(v.urn) ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>])),
-          };
-        });
+        const rows = page.map((v) => row(v, startType, q.urn, new Map((aspects.get(v.urn) ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>]))));
         return { total: matched.length, cut, rows };
       },
       { timeoutMs: q.deadlineMs, onTimeout: missed },
@@ -207,7 +206,7 @@ export class LineageStore {
    * walk goes one node past the cap to tell a cut walk from one that just fits.
    */
   private async walk(q: LineageQuery, hop: (frontier: string[], degree: number) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
-    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
+    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false, leads: null };
     const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
     let frontier = [start];
@@ -224,7 +223,7 @@ export class LineageStore {
         }
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
-        const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
+        const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed, leads: row.leads };
         visited.add(row.urn);
         reached.push(node);
         added = node;
@@ -234,6 +233,14 @@ export class LineageStore {
     }
     return { reached, visitCut: false };
   }
+}
+
+/** A page row: the node with its path back to the start. */
+function row(v: Reached, startType: string, startUrn: string, aspects: Map<string, Record<string, unknown>>): LineageRow {
+  const path: { urn: string; type: string }[] = [];
+  for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: at.type });
+  path.push({ urn: startUrn, type: startType });
+  return { urn: v.urn, type: v.type, degree: v.degree, path: path.reverse(), aspects };
 }
 
 /** One OR-branch of the result filter. */
