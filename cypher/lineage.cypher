@@ -9,9 +9,9 @@
 // in $frontier of one parent (the first), its lineage edges in the walk direction (the fan-out rule) and whether it is
 // soft-deleted. `onward` is counted only when it has more than $fanOut edges of any kind, else null: counting 16
 // relationship types walks a small node's edges 16 times, its total degree is one read. `fromType`: on the first
-// hop, the start's type. `leads`, asked only at the hop bound ($bound): whether lineage leads on from a node whose
-// onward edges were not counted (the maxHops cut), so a small walk needs no statement after its last hop. One row of
-// lists: the driver decodes it faster than a record per node.
+// hop, the start's type. `leadsOn`, asked only at the hop bound ($bound): whether lineage leads on from any node first
+// reached here (not in $visited) whose onward edges were not counted: the maxHops cut, known without a statement after
+// the last hop; it stops at the first such node. One row of lists: the driver decodes it faster than a record per node.
 // Neighbours already visited come back too (the caller skips them): sending the visited set would cost more.
 UNWIND range(0, size($frontier) - 1) AS i
 MATCH (a:Entity {urn: $frontier[i]})
@@ -29,9 +29,10 @@ WHERE (b.type = 'schemaField') = $columns
 WITH b, parent, fromType,
      CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
      {{removed}} AS removed
-WITH b, parent, fromType, onward, removed,
-     CASE WHEN $bound AND onward IS NULL THEN EXISTS { (b)<-[:{{back}}]-() } OR EXISTS { (b)-[:{{fwd}}]->() } END AS leads
-RETURN min(fromType) AS fromType, collect([b.urn, b.type, parent, onward, removed, leads]) AS found
+WITH min(fromType) AS fromType, collect([b.urn, b.type, parent, onward, removed]) AS found,
+     collect(CASE WHEN $bound AND onward IS NULL AND NOT b.urn IN $visited THEN b END) AS unasked
+RETURN fromType, found,
+       CASE WHEN $bound THEN any(n IN unasked WHERE (n)<-[:{{back}}]-() OR (n)-[:{{fwd}}]->()) END AS leadsOn
 
 // @name finish
 // Whether lineage leads on from any of $last (nodes at the hop bound: the maxHops cut), and the page's entities

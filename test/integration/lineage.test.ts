@@ -121,18 +121,18 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(cut.body.value).toMatchObject({ numEntities: 40, truncated: true, truncatedBy: ['maxHops'] });
   });
 
-  test('the maxHops cut is told too when the last hop starts from many nodes (asked after the walk)', async () => {
-    // v → 70 children → one grandchild each: the last hop's frontier is too large to ask each node in the hop.
-    for (let i = 0; i < 70; i++) {
-      const child = ds(`v${String(i).padStart(2, '0')}`);
-      await upstreams(child, [ds('v')]);
-      await upstreams(ds(`v${String(i).padStart(2, '0')}g`), [child]);
+  test('the maxHops cut is told too after a walk too large to ask in its last hop', async () => {
+    // v → 300 children → one grandchild each: past 256 visited nodes the last hop does not ask, a statement after it does.
+    const name = (i: number) => `v${String(i).padStart(3, '0')}`;
+    for (let i = 0; i < 300; i += 30) {
+      await Promise.all(Array.from({ length: 30 }, (_, k) => upstreams(ds(name(i + k)), [ds('v')])));
+      await Promise.all(Array.from({ length: 30 }, (_, k) => upstreams(ds(`${name(i + k)}g`), [ds(name(i + k))])));
     }
     const leaves = await lineage({ urn: ds('v'), direction: 'DOWNSTREAM', maxHops: 2 });
-    expect(leaves.body.value).toMatchObject({ numEntities: 140, truncated: false, truncatedBy: [] });
-    await upstreams(ds('v69gchild'), [ds('v69g')]);
+    expect(leaves.body.value).toMatchObject({ numEntities: 600, truncated: false, truncatedBy: [] });
+    await upstreams(ds('v299gchild'), [ds('v299g')]);
     const cut = await lineage({ urn: ds('v'), direction: 'DOWNSTREAM', maxHops: 2 });
-    expect(cut.body.value).toMatchObject({ numEntities: 140, truncated: true, truncatedBy: ['maxHops'] });
+    expect(cut.body.value).toMatchObject({ numEntities: 600, truncated: true, truncatedBy: ['maxHops'] });
   });
 
   test('soft-deleted entities are hidden unless asked for', async () => {

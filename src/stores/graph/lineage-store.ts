@@ -53,10 +53,11 @@ const NO_TYPE = '__NoLineage__';
 /** How many of the nodes at the hop bound are first asked whether lineage leads on from them. */
 const FIRST_ASKED = 32;
 /**
- * The last hop asks each node it reaches whether lineage leads on from it when its frontier is at most this large (a
- * small walk then needs no statement after it); a larger walk asks a few of its nodes afterwards (FIRST_ASKED).
+ * The last hop asks whether lineage leads on from the nodes it reaches first when the walk has visited at most this
+ * many (they are sent to tell those nodes apart), so a small walk needs no statement after it; a larger walk asks a few
+ * of its nodes at the bound afterwards (FIRST_ASKED).
  */
-const BOUND_ASKED_FRONTIER = 64;
+const BOUND_ASKED_VISITED = 256;
 
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
@@ -67,8 +68,6 @@ interface Reached {
   /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
   onward: number | null;
   removed: boolean;
-  /** At the hop bound, when the last hop asked: whether lineage leads on from it; else null. */
-  leads: boolean | null;
 }
 
 interface HopRow {
@@ -77,7 +76,6 @@ interface HopRow {
   parent: number;
   onward: number | null;
   removed: boolean;
-  leads: boolean | null;
 }
 
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
@@ -160,27 +158,29 @@ export class LineageStore {
       'lineage.traverse',
       async (tx) => {
         let startType = '';
-        const { reached, visitCut } = await this.walk(q, async (frontier, degree) => {
+        /** Asked in the last hop: whether lineage leads on from a node first reached there; null when not asked. */
+        let leadsOnAtBound: boolean | null = null;
+        const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
-          const bound = degree === q.maxHops && frontier.length <= BOUND_ASKED_FRONTIER;
-          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound };
+          const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
+          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound, visited: bound ? [...visited] : [] };
           const record = (await tx.run(hop, params)).records[0];
           if (degree === 1) startType = record.get('fromType') as string;
-          const rows = (record.get('found') as [string, string, number, number | null, boolean, boolean | null][]).map(
-            ([urn, type, parent, onward, removed, leads]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed, leads }),
+          if (bound) leadsOnAtBound = record.get('leadsOn') as boolean;
+          return (record.get('found') as [string, string, number, number | null, boolean][]).map(
+            ([urn, type, parent, onward, removed]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
           );
-          return rows;
         });
         const last = reached.filter((v) => v.degree === q.maxHops);
         const cut = {
           visitCap: visitCut,
           fanOut: reached.some((v) => v.degree < q.maxHops && v.onward !== null && v.onward > q.fanOut),
-          maxHops: last.some((v) => (v.onward !== null && v.onward > 0) || v.leads === true),
+          maxHops: leadsOnAtBound === true || last.some((v) => v.onward !== null && v.onward > 0),
         };
         // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet: first of a
         // few of them (with the page), then of the rest if none of those does. Sending them all costs more than
         // asking again in the rare walk where none leads on.
-        const ask = cut.maxHops ? [] : last.filter((v) => v.onward === null && v.leads === null).map((v) => v.urn);
+        const ask = cut.maxHops || leadsOnAtBound !== null ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
         const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
         const page = matched.slice(q.start, q.start + q.count);
         const hydrate = q.aspects.length > 0 ? page : [];
@@ -205,13 +205,13 @@ export class LineageStore {
    * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
    * walk goes one node past the cap to tell a cut walk from one that just fits.
    */
-  private async walk(q: LineageQuery, hop: (frontier: string[], degree: number) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
-    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false, leads: null };
+  private async walk(q: LineageQuery, hop: (frontier: string[], degree: number, visited: ReadonlySet<string>) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
+    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
     const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
     let frontier = [start];
     for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
-      const rows = await hop(frontier.map((v) => v.urn), degree);
+      const rows = await hop(frontier.map((v) => v.urn), degree, visited);
       // In urn order within a degree: the nodes kept under the cap, and the order of the answer.
       rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
       const next: Reached[] = [];
@@ -223,7 +223,7 @@ export class LineageStore {
         }
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
-        const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed, leads: row.leads };
+        const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
         visited.add(row.urn);
         reached.push(node);
         added = node;
