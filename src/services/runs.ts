@@ -6,7 +6,7 @@ import type { HistoryVersion, RunEntity, RunStore } from '../stores/graph/run-st
 import type { IngestionService } from './ingestion';
 import type { TimeseriesService } from './timeseries';
 import type { RevertTarget, WriteItem } from './write-path/plan';
-import { DEFAULT_RUN_ID } from './write-path/prepare';
+import { DEFAULT_RUN_ID, indexedRunOf } from './write-path/prepare';
 
 /** DataHub's IngestionRunSummary. */
 export interface IngestionRunSummary {
@@ -89,10 +89,7 @@ export class RunService {
       } catch {
         /* unreadable metadata: no run */
       }
-      // As the write path indexes: the default run id names no run.
-      return typeof parsed.runId === 'string' && parsed.runId !== DEFAULT_RUN_ID
-        ? { runId: parsed.runId, lastObserved: typeof parsed.lastObserved === 'number' ? parsed.lastObserved : null }
-        : null;
+      return indexedRunOf(parsed);
     });
     if (indexed > 0) this.logger.info({ aspects: indexed }, 'indexed the runs of aspects written before runs were kept');
   }

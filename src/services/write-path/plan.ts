@@ -2,7 +2,7 @@ import { status } from '../../model/aspects';
 import { makeUrn } from '../../model/urn';
 import type { LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
-import { DEFAULT_RUN_ID } from './prepare';
+import { indexedRunOf } from './prepare';
 
 /*
  * The contract with cypher/writes.cypher: what `lock` is asked for (LockRequest) and returns (LockedEntity,
@@ -495,18 +495,12 @@ function emptyPlan(): GroupPlan {
   return { wipes: [], rows: [], removeEdges: [], removeColumnEdges: [], targets: [], createEdges: [], createColumnEdges: [], entities: [] };
 }
 
-/**
- * The run and observation time a latest aspect is indexed by (cypher/runs.cypher), from its system metadata. The default
- * run id names no run (it is never listed nor rolled back), so its aspects stay out of the run index: most writes of a
- * catalog fed without run ids would otherwise pay an index entry each for nothing.
- */
+/** indexedRunOf of a system metadata string, each distinct one parsed once per group. */
 function runOf(systemMetadata: string, seen: Map<string, { runId: string | null; lastObserved: number | null }>) {
   let run = seen.get(systemMetadata);
   if (!run) {
     const parsed = JSON.parse(systemMetadata) as { runId?: unknown; lastObserved?: unknown };
-    run = typeof parsed.runId === 'string' && parsed.runId !== DEFAULT_RUN_ID
-      ? { runId: parsed.runId, lastObserved: typeof parsed.lastObserved === 'number' ? parsed.lastObserved : null }
-      : { runId: null, lastObserved: null };
+    run = indexedRunOf(parsed) ?? { runId: null, lastObserved: null };
     seen.set(systemMetadata, run);
   }
   return run;

@@ -55,6 +55,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** The run id of proposals sent without one: no run, it cannot be rolled back. */
 export const DEFAULT_RUN_ID = 'no-run-id-provided';
 
+/**
+ * The run and observation time a latest aspect is indexed by (cypher/runs.cypher), from its parsed system metadata;
+ * null for the default run id, which names no run (never listed nor rolled back): a catalog fed without run ids would
+ * otherwise pay an index entry per write for nothing.
+ */
+export function indexedRunOf(metadata: { runId?: unknown; lastObserved?: unknown }): { runId: string; lastObserved: number | null } | null {
+  return typeof metadata.runId === 'string' && metadata.runId !== DEFAULT_RUN_ID
+    ? { runId: metadata.runId, lastObserved: typeof metadata.lastObserved === 'number' ? metadata.lastObserved : null }
+    : null;
+}
+
 /** systemMetadata may arrive as an object or a JSON string; runId and lastObserved get defaults. */
 export function normalizeSystemMetadata(raw: unknown, now: number): Record<string, unknown> {
   let value: unknown = raw;
