@@ -3,6 +3,9 @@
 // in stages, each an UNWIND over its own list. Every stage takes its rows sorted (entities by urn, edges by target), so concurrent groups lock in one
 // order. Edges are CREATEd, never MERGEd: the source entity is locked, so its edges read in `lock` are exact, and a
 // MERGE of a missing relationship would lock its target exclusively (a hot tag would serialize every writer).
+// `apply` finds the locked entities by the element ids `lock` returned (`node`) and edge targets by their position in
+// `targets`: each seek of the urn index is a B-tree descent over long string keys, and `apply` made several per aspect
+// (its row, each edge's source and target, the entity's outbox stage).
 
 // @name lock
 // $entities = [{urn, entityType, create, all, names, values, columns}] sorted by urn. Bumps each entity's rev (which
@@ -50,7 +53,7 @@ CALL (x, e) {
                   edges: [o IN owned WHERE o[0] = a.name | o[1]],
                   columnEdges: columnEdges}) AS aspects
 }
-RETURN x.urn AS urn, e.rev AS rev, previousRev, created, aspects
+RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, aspects
 
 // @name apply
 // The whole plan in one statement (one round trip, and one statement's fixed cost in Neo4j and the driver instead of up
@@ -67,9 +70,8 @@ CALL () {
     DETACH DELETE a
   }
   CALL (w) {
-    MATCH (e:Entity {urn: w.urn})-[r]->(:Entity)
-    USING INDEX SEEK e:Entity(urn)
-    WHERE w.names IS NULL OR r.aspect IN w.names
+    MATCH (e)-[r]->(:Entity)
+    WHERE elementId(e) = w.node AND (w.names IS NULL OR r.aspect IN w.names)
     DELETE r
   }
   CALL (w) {
@@ -88,7 +90,7 @@ CALL () {
 // `lastObserved` (from the system metadata) index the latest node by run (cypher/runs.cypher).
 CALL () {
   UNWIND $rows AS row
-  MATCH (e:Entity {urn: row.urn})
+  MATCH (e) WHERE elementId(e) = row.node
   CALL (row) {
     WITH row WHERE size(row.drop) > 0
     MATCH (old:Aspect {urn: row.urn, name: row.name})
@@ -155,9 +157,8 @@ CALL () {
 // downstreams through it and checks them against the aspect versions valid at the time asked about.
 CALL () {
   UNWIND $removeEdges AS x
-  MATCH (e:Entity {urn: x.urn})-[r]->(t:Entity)
-  USING INDEX SEEK e:Entity(urn)
-  WHERE r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
+  MATCH (e)-[r]->(t:Entity)
+  WHERE elementId(e) = x.node AND r.aspect = x.aspect AND type(r) = x.type AND t.urn = x.target
   WITH x, r, r.isLineage AS lineage
   DELETE r
   WITH x WHERE lineage
@@ -173,24 +174,27 @@ CALL () {
   DELETE r
 }
 // Every edge target once per transaction, sorted; a missing one becomes a placeholder. Existing targets are only read.
+// Their nodes, in the order of `targets`, are what the edge stages below link (`t`, `s`: positions in `targets`, sent as floats like every JS number).
 CALL () {
-  UNWIND $targets AS t
+  UNWIND range(0, size($targets) - 1) AS i
+  WITH i, $targets[i] AS t
   MERGE (n:Entity {urn: t.urn})
     ON CREATE SET n.type = t.type, n.createdAt = $now, n.placeholder = true
+  WITH i, n ORDER BY i
+  RETURN collect(n) AS targetNodes
 }
 // New edges, sorted by target. CREATE on a dense target takes no exclusive lock on it until commit.
-CALL () {
+CALL (targetNodes) {
   UNWIND $createEdges AS x
-  MATCH (e:Entity {urn: x.urn})
-  MATCH (t:Entity {urn: x.target})
+  MATCH (e) WHERE elementId(e) = x.node
+  WITH e, x, targetNodes[toInteger(x.t)] AS t
   CREATE (e)-[r:$(x.type)]->(t)
   SET r.aspect = x.aspect, r.isLineage = x.isLineage
 }
 // New column-level lineage edges, from the downstream schemaField to the upstream one, owned by (owner, aspect).
-CALL () {
+CALL (targetNodes) {
   UNWIND $createColumnEdges AS x
-  MATCH (f:Entity {urn: x.source})
-  MATCH (u:Entity {urn: x.target})
+  WITH x, targetNodes[toInteger(x.s)] AS f, targetNodes[toInteger(x.t)] AS u
   CREATE (f)-[r:DownstreamOf]->(u)
   SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
 }
@@ -198,7 +202,7 @@ CALL () {
 // left goes away unless others still point at it.
 CALL () {
   UNWIND $entities AS x
-  MATCH (e:Entity {urn: x.urn})
+  MATCH (e) WHERE elementId(e) = x.node
   CALL (e, x) {
     // A fresh entry, not an update of the old one: an indexer acknowledging the old entry may delete it while this
     // waits for its lock, and Neo4j then applies the update to the deleted node without error (the write would never

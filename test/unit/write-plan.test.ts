@@ -13,7 +13,7 @@ const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem
   defaults: [{ name: 'tagKey', value: () => ({ value: '{"name":"t"}', hash: 'k', edges: [] }) }],
   projected: { value, hash: `h${value}`, edges: edges.map((target) => ({ type: 'OwnedBy', target, targetType: 'corpuser', isLineage: false })) },
 });
-const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects }]]);
+const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, aspects }]]);
 
 describe('write group planning', () => {
   it('locks each entity once, sorted, with every aspect it reads', () => {
@@ -39,8 +39,9 @@ describe('write group planning', () => {
     expect(row.cut).toBe(5);
     expect(row.latest?.value).toBe('c');
     expect(plan.removeEdges.map((e) => e.target).sort()).toEqual(['u1', 'u2']);
-    expect(plan.createEdges.map((e) => e.target)).toEqual(['u3']);
+    expect(plan.createEdges.map((e) => [e.node, e.target, e.t])).toEqual([['n1', 'u3', 0]]);
     expect(plan.targets).toEqual([{ urn: 'u3', type: 'corpuser' }]);
+    expect(plan.rows.every((r) => r.node === 'n1')).toBe(true);
     expect(plan.rows.some((r) => r.name === 'tagKey')).toBe(false);
   });
 
@@ -61,7 +62,7 @@ describe('write group planning', () => {
         { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
         { name: 'ownership', hash: 'ho', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
       ]),
-      [other, { urn: other, rev: 1, previousRev: 0, created: false, aspects: [{ name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] }] }],
+      [other, { urn: other, node: 'n2', rev: 1, previousRev: 0, created: false, aspects: [{ name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] }] }],
     ]);
     const { writes } = planGroup(
       [
@@ -124,10 +125,11 @@ describe('column-level lineage in a write plan', () => {
   it('creates new column edges with placeholders for both fields and removes the ones no longer declared', () => {
     const kept = `${field('down', 'a')}|${field('up', 'a')}`;
     const dropped = `${field('down', 'b')}|${field('up', 'b')}`;
-    const locked = new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
+    const locked = new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
     const { plan } = planGroup([[lineage('new', [[field('down', 'a'), field('up', 'a')], [field('down', 'c'), field('up', 'c')]])]], locked);
     expect(plan.removeColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'b'), target: field('up', 'b') }]);
-    expect(plan.createColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'c'), target: field('up', 'c') }]);
+    // s and t: the positions of source and target in `targets`, where apply finds their nodes.
+    expect(plan.createColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'c'), target: field('up', 'c'), s: 0, t: 1 }]);
     expect(plan.targets).toEqual([
       { urn: field('down', 'c'), type: 'schemaField' },
       { urn: field('up', 'c'), type: 'schemaField' },
@@ -136,7 +138,7 @@ describe('column-level lineage in a write plan', () => {
 
   it('leaves column edges alone when the value is unchanged', () => {
     const edge = `${field('down', 'a')}|${field('up', 'a')}`;
-    const locked = new Map([[urn, { urn, rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
+    const locked = new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
     const { plan } = planGroup([[lineage('same', [[field('down', 'a'), field('up', 'a')]])]], locked);
     expect(plan.removeColumnEdges).toEqual([]);
     expect(plan.createColumnEdges).toEqual([]);

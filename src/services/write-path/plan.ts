@@ -49,9 +49,11 @@ export interface AspectValue {
 
 /** What a group writes: one list per stage of cypher/writes.cypher `apply`. */
 export type GroupPlan = {
-  wipes: { urn: string; names: string[] | null }[];
+  /** `node`: the locked entity's element id (LockedEntity.node), by which `apply` finds it. */
+  wipes: { urn: string; node: string | null; names: string[] | null }[];
   rows: {
     urn: string;
+    node: string | null;
     name: string;
     copy: number | null;
     copySystemMetadata: string | null;
@@ -68,17 +70,18 @@ export type GroupPlan = {
     runId: string | null;
     lastObserved: number | null;
   }[];
-  removeEdges: { urn: string; aspect: string; type: string; target: string }[];
+  removeEdges: { urn: string; node: string | null; aspect: string; type: string; target: string }[];
   targets: { urn: string; type: string }[];
-  createEdges: { urn: string; aspect: string; type: string; target: string; isLineage: boolean }[];
+  /** `t` (and `s` of a column edge): the position of the edge's target (source) in `targets`. */
+  createEdges: { urn: string; node: string | null; aspect: string; type: string; target: string; t: number; isLineage: boolean }[];
   removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  createColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
+  createColumnEdges: { owner: string; aspect: string; source: string; target: string; s: number; t: number }[];
   /**
    * `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. `removed`: the entity is
    * soft-deleted by its status aspect as this group leaves it (kept on the entity node for lineage walks), null when
    * the group did not change its status.
    */
-  entities: { urn: string; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[]; removed: boolean | null }[];
+  entities: { urn: string; node: string | null; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[]; removed: boolean | null }[];
 };
 
 export interface Edge {
@@ -232,6 +235,8 @@ interface AspectState {
 
 interface EntityState {
   urn: string;
+  /** Element id of the locked node (null: not locked, absent). */
+  node: string | null;
   entityType: string;
   exists: boolean;
   created: boolean;
@@ -319,7 +324,7 @@ function tryPlan(
     let e = entities.get(urn);
     if (!e) {
       const l = locked.get(urn);
-      e = { urn, entityType, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
+      e = { urn, node: l?.node ?? null, entityType, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
       for (const a of l?.aspects ?? []) {
         const s = emptyAspect(a.name);
         s.stored = true;
@@ -512,8 +517,9 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
   const runs = new Map<string, { runId: string | null; lastObserved: number | null }>();
   const targets = new Map<string, string>();
   for (const e of [...entities.values()].sort((x, y) => (x.urn < y.urn ? -1 : 1))) {
-    if (e.wipeAll) plan.wipes.push({ urn: e.urn, names: null });
-    else if (e.wipeNames.size > 0) plan.wipes.push({ urn: e.urn, names: [...e.wipeNames] });
+    const node = e.node;
+    if (e.wipeAll) plan.wipes.push({ urn: e.urn, node, names: null });
+    else if (e.wipeNames.size > 0) plan.wipes.push({ urn: e.urn, node, names: [...e.wipeNames] });
     for (const a of e.aspects.values()) {
       if (!a.touched && !a.reprojected) continue;
       const stored = a.stored && !e.wipeAll && !e.wipeNames.has(a.name);
@@ -521,6 +527,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
       const copy = a.copy !== null && a.copy > a.cut ? a.copy : null;
       if (a.touched) plan.rows.push({
         urn: e.urn,
+        node,
         name: a.name,
         copy,
         copySystemMetadata: copy === null ? null : a.copySystemMetadata,
@@ -537,11 +544,11 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
       for (const k of storedEdges) {
         if (a.edges.has(k)) continue;
         const i = k.indexOf('|');
-        plan.removeEdges.push({ urn: e.urn, aspect: a.name, type: k.slice(0, i), target: k.slice(i + 1) });
+        plan.removeEdges.push({ urn: e.urn, node, aspect: a.name, type: k.slice(0, i), target: k.slice(i + 1) });
       }
       for (const [k, edge] of a.edges) {
         if (storedEdges.has(k)) continue;
-        plan.createEdges.push({ urn: e.urn, aspect: a.name, type: edge.type, target: edge.target, isLineage: edge.isLineage });
+        plan.createEdges.push({ urn: e.urn, node, aspect: a.name, type: edge.type, target: edge.target, t: -1, isLineage: edge.isLineage });
         if (!targets.has(edge.target)) targets.set(edge.target, edge.targetType);
       }
       const storedColumnEdges = stored ? a.storedColumnEdges : new Set<string>();
@@ -551,16 +558,22 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
       for (const k of a.columnEdges) {
         if (storedColumnEdges.has(k)) continue;
         const edge = splitColumnEdge(k);
-        plan.createColumnEdges.push({ owner: e.urn, aspect: a.name, ...edge });
+        plan.createColumnEdges.push({ owner: e.urn, aspect: a.name, ...edge, s: -1, t: -1 });
         for (const field of [edge.source, edge.target]) if (!targets.has(field)) targets.set(field, 'schemaField');
       }
     }
     if (!e.exists && !e.created) continue;
     const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
-    plan.entities.push({ urn: e.urn, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created, markers: e.markers, removed: softDeleted(e) });
+    plan.entities.push({ urn: e.urn, node, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created, markers: e.markers, removed: softDeleted(e) });
   }
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));
+  const position = new Map(plan.targets.map((t, i) => [t.urn, i]));
+  for (const edge of plan.createEdges) edge.t = position.get(edge.target)!;
+  for (const edge of plan.createColumnEdges) {
+    edge.s = position.get(edge.source)!;
+    edge.t = position.get(edge.target)!;
+  }
   plan.createEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.urn < y.urn ? -1 : x.urn > y.urn ? 1 : 0));
   plan.createColumnEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.source < y.source ? -1 : x.source > y.source ? 1 : 0));
   return plan;
@@ -584,23 +597,26 @@ function splitColumnEdge(key: string): ColumnEdge {
  * A group that uses every write statement, on a scratch entity, shaped like a real one (Neo4j keys its plan cache by
  * parameter types): the service rehearses it, rolled back, before its first writes (AspectStore.prepareWrites).
  */
-export function rehearsalGroup(namespace: string, now = Date.now()): { requests: LockRequest[]; plan: GroupPlan; now: number } {
+export function rehearsalGroup(namespace: string, now = Date.now()): { requests: LockRequest[]; plan: (locked: Map<string, LockedEntity>) => GroupPlan; now: number } {
   const urn = makeUrn(namespace, 'corpuser', ['__write_path_rehearsal__']);
   const dataset = makeUrn(namespace, 'dataset', [makeUrn(namespace, 'dataPlatform', ['rehearsal']), 't', 'PROD']);
   const field = (n: number) => makeUrn(namespace, 'schemaField', [dataset, `c${n}`]);
   const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
-  const plan: GroupPlan = {
-    wipes: [{ urn, names: ['a'] }, { urn, names: null }],
-    rows: [
-      { urn, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, horizon: now - 1000, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
-      { urn, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, horizon: null, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
-    ],
-    removeEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(0) }],
-    removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-    targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
-    createEdges: [{ urn, aspect: 'b', type: 'OwnedBy', target: field(1), isLineage: false }],
-    createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
-    entities: [{ urn, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
+  const plan = (locked: Map<string, LockedEntity>): GroupPlan => {
+    const node = locked.get(urn)?.node ?? null;
+    return {
+      wipes: [{ urn, node, names: ['a'] }, { urn, node, names: null }],
+      rows: [
+        { urn, node, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, horizon: now - 1000, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
+        { urn, node, name: 'c', copy: null, copySystemMetadata: null, history: [], cut: 0, horizon: null, drop: [], stored: false, latest: null, systemMetadata: '{}', runId: null, lastObserved: null },
+      ],
+      removeEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(0) }],
+      removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
+      targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
+      createEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(1), t: 0, isLineage: false }],
+      createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2), s: 0, t: 1 }],
+      entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
+    };
   };
   return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] }], plan, now };
 }

@@ -26,6 +26,8 @@ export interface StoredAspect {
  */
 export interface LockedEntity<A> {
   urn: string;
+  /** The entity node's element id in this transaction: `apply` finds the node by it (no index seek). */
+  node: string;
   rev: number;
   /** The rev before this write's lock bumped it (null: none). */
   previousRev: number | null;
@@ -105,8 +107,8 @@ export class AspectStore {
    * first writes of a fresh service would otherwise spend queued. (Parameters must have the shapes of real ones: Neo4j
    * keys its plan cache by parameter types; the planner provides them, `rehearsalGroup` in write-path/plan.ts.)
    */
-  async prepareWrites(rehearsal: { requests: LockParams; plan: ApplyParams; now: number }): Promise<void> {
-    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, rehearsal.requests, rehearsal.now, () => ({ plan: rehearsal.plan, result: null }), new Map()));
+  async prepareWrites<A>(rehearsal: { requests: LockParams; plan: (locked: Map<string, LockedEntity<A>>) => ApplyParams; now: number }): Promise<void> {
+    await this.neo4j.rehearse('ingest.prepare', (tx) => this.applyGroup(tx, rehearsal.requests, rehearsal.now, (locked: Map<string, LockedEntity<A>>) => ({ plan: rehearsal.plan(locked), result: null }), new Map()));
   }
 
   /**
@@ -136,7 +138,7 @@ export class AspectStore {
     }
     const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {
-      locked.set(r.get('urn'), { urn: r.get('urn'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as A[] });
+      locked.set(r.get('urn'), { urn: r.get('urn'), node: r.get('node'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as A[] });
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
