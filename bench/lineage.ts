@@ -15,11 +15,13 @@ import { backends, flag, http, percentile, report, ROOT, startServiceProcess } f
  *   service     searchAcrossLineage over HTTP (its default deadline, so a missed one is counted, not retried);
  *   store       LineageStore.traverse in this process (the service's statements, without HTTP and the service);
  *   hop-by-hop  the reference: the best hop-by-hop Cypher for this graph, one statement per hop in one read
- *               transaction (DownstreamOf only, directed, the frontier sought by urn, one row of lists per hop), each
+ *               transaction (DownstreamOf only, directed, the frontier of the first hop sought by urn, later ones by
+ *               the element ids the hop before returned, one row of lists per hop), each
  *               reached node with one parent (so its degree and one path) and its onward degree (the fan-out rule),
  *               the visited set kept here, the same fan-out and visit cap; no soft-delete check, filters, sort or page;
  *   +status     the same, also reading each reached node's soft-delete flag (soft-deleted results are hidden: the
  *               service must know it for every node it reaches; the write path keeps it on the node).
+ *   by urn      the reference with every frontier sought by urn (as it was before element ids).
  * Then PROFILE of every statement the store runs, for 3 hops from random and 3 and 10 hops from a hub.
  *   BENCH_NEO4J_URI=bolt://127.0.0.1:7698 BENCH_SEARCH_URL=http://127.0.0.1:9211 npx tsx bench/lineage.ts [--datasets 100000] [--samples 100]
  * Targets (issue 37): from hubs, service p50 ≤ 1.2× hop-by-hop; 3 hops from random ≤ 1.2×; 10 hops from hubs answered
@@ -90,26 +92,35 @@ async function seed(driver: Driver, edges: [number, number][]) {
 }
 
 /** The reference walk (see the header): the number of nodes it reached (one past the cap when cut), and how many were soft-deleted. */
-async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean): Promise<[number, number]> {
+async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean, byId = true): Promise<[number, number]> {
   const step = direction === 'DOWNSTREAM' ? '<-[:DownstreamOf]-' : '-[:DownstreamOf]->';
-  const text = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) WITH m, min(i) AS parent
-     RETURN collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? 'coalesce(m.removed, false)' : 'false'}]) AS found`;
+  const found = `WITH m, min(i) AS parent RETURN collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? 'coalesce(m.removed, false)' : 'false'}, elementId(m)]) AS found`;
+  const byUrn = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) ${found}`;
+  // After the first hop, the frontier by the element ids the hop before returned (no urn index descent per node).
+  const byElementId = `UNWIND range(0, size($nodes) - 1) AS i MATCH (a) WHERE elementId(a) = $nodes[i] MATCH (a)${step}(m:Entity) ${found}`;
   const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
   try {
     return await session.executeRead(async (tx) => {
       const parents = new Map<string, { degree: number; parent: string | null }>([[start, { degree: 0, parent: null }]]);
       let removed = 0;
       let frontier = [start];
+      let nodes: string[] = [];
       for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
         const next: string[] = [];
-        for (const [urn, parent, onward, gone] of (await tx.run(text, { frontier })).records[0].get('found') as [string, number, number, boolean][]) {
+        const nextNodes: string[] = [];
+        const text = degree > 1 && byId ? byElementId : byUrn;
+        for (const [urn, parent, onward, gone, node] of (await tx.run(text, { frontier, nodes })).records[0].get('found') as [string, number, number, boolean, string][]) {
           if (parents.has(urn)) continue;
           parents.set(urn, { degree, parent: frontier[parent] });
           if (gone) removed++;
           if (parents.size > visitCap + 1) return [visitCap + 1, removed];
-          if (onward <= fanOut) next.push(urn);
+          if (onward <= fanOut) {
+            next.push(urn);
+            nextNodes.push(node);
+          }
         }
         frontier = next;
+        nodes = nextNodes;
       }
       return [parents.size - 1, removed];
     });
@@ -208,6 +219,7 @@ async function main() {
           const inProcess: number[] = [];
           const hop: number[] = [];
           const hopStatus: number[] = [];
+          const hopByUrn: number[] = [];
           let totals = 0;
           let referenceTotals = 0;
           let truncated = 0;
@@ -218,6 +230,7 @@ async function main() {
             await store.traverse(query(i, direction, hops));
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false);
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true);
+            await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false, false);
           }
           for (const i of starts) {
             const [ms, body] = await time(() => callService(i, direction, hops));
@@ -232,6 +245,7 @@ async function main() {
             hop.push(refMs);
             referenceTotals += Math.min(reached, limits.visitCap);
             hopStatus.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true)))[0]);
+            hopByUrn.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false, false)))[0]);
           }
           const name = `${hops} hop${hops > 1 ? 's' : ''} ${direction.toLowerCase()} from ${from}`;
           const s = summary(svc);
@@ -241,6 +255,7 @@ async function main() {
           const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
           rows[name] = {
             'service p50': s.p50, 'service p99': s.p99, 'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99, '+status p50': hs.p50,
+            'hop-by-hop by urn p50': summary(hopByUrn).p50,
             'service/hop-by-hop p50': ratio(s.p50, h.p50), 'store/hop-by-hop p50': ratio(st.p50, h.p50), 'service/+status p50': ratio(s.p50, hs.p50), 'store/+status p50': ratio(st.p50, hs.p50),
             'mean results': Math.round(totals / Math.max(1, starts.length - missed)), 'reference results': Math.round(referenceTotals / starts.length),
             truncated: `${truncated}/${starts.length}`, 'deadline missed': missed, n: starts.length, load1: Math.round(loadavg()[0] * 100) / 100,

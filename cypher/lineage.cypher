@@ -4,17 +4,21 @@
 // in by the store: relationship types cannot be parameters. Everything a caller sends is a parameter.
 
 // @name hop
-// One hop from $frontier (urns): every lineage neighbour in the walk direction of the kind walked ($columns:
+// One hop from $frontier: every lineage neighbour in the walk direction of the kind walked ($columns:
 // schemaField nodes only, else every node but schemaFields), once, as [urn, type, parent, onward, removed]: the index
 // in $frontier of one parent (the first), its lineage edges in the walk direction (the fan-out rule) and whether it is
-// soft-deleted. `onward` is counted only when it has more than $fanOut edges of any kind, else null: counting 16
+// soft-deleted, and its element id. `onward` is counted only when it has more than $fanOut edges of any kind, else null: counting 16
 // relationship types walks a small node's edges 16 times, its total degree is one read. `fromType`: on the first
 // hop, the start's type. `leadsOn`, asked only at the hop bound ($bound): whether lineage leads on from any node first
 // reached here (not in $visited) whose onward edges were not counted: the maxHops cut, known without a statement after
 // the last hop; it stops at the first such node. One row of lists: the driver decodes it faster than a record per node.
 // Neighbours already visited come back too (the caller skips them): sending the visited set would cost more.
+// {{frontier}} (filled in by the store) finds the frontier: the start by its urn, later frontiers by the element ids the
+// hop before returned, a record read instead of a descent of the urn index each. Neo4j reuses the id of a node deleted
+// meanwhile only once every transaction that began before the delete has ended, so within the walk's transaction an
+// element id names the node the walk found.
 UNWIND range(0, size($frontier) - 1) AS i
-MATCH (a:Entity {urn: $frontier[i]})
+{{frontier}}
 CALL (a) {
   MATCH (a)-[:{{fwd}}]->(b:Entity)
   RETURN b
@@ -29,7 +33,7 @@ WHERE (b.type = 'schemaField') = $columns
 WITH b, parent, fromType,
      CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
      {{removed}} AS removed
-WITH min(fromType) AS fromType, collect([b.urn, b.type, parent, onward, removed]) AS found,
+WITH min(fromType) AS fromType, collect([b.urn, b.type, parent, onward, removed, elementId(b)]) AS found,
      collect(CASE WHEN $bound AND onward IS NULL AND NOT b.urn IN $visited THEN b END) AS unasked
 RETURN fromType, found,
        CASE WHEN $bound THEN any(n IN unasked WHERE (n)<-[:{{back}}]-() OR (n)-[:{{fwd}}]->()) END AS leadsOn

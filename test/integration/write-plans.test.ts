@@ -3,6 +3,7 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import { startServers, stopServers } from '../../stack';
 import { CypherLibrary } from '../../src/stores/graph/cypher';
 import type { StatementName } from '../../src/stores/graph/statements.generated';
+import { FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN } from '../../src/stores/graph/lineage-store';
 import { uniqueId } from '../support/service';
 
 /**
@@ -103,7 +104,8 @@ describe('plans made on an empty database', () => {
       .replaceAll('{{fwd}}', 'Produces')
       .replaceAll('{{back}}', 'DownstreamOf|Consumes')
       .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)')
-      .replaceAll('{{removed}}', 'coalesce(b.removed, false)');
+      .replaceAll('{{removed}}', 'coalesce(b.removed, false)')
+      .replaceAll('{{frontier}}', FRONTIER_BY_ELEMENT_ID);
 
   function details(plan: { operatorType: string; arguments?: { Details?: string }; children?: unknown[] }, out: string[] = []): string[] {
     out.push(`${plan.operatorType} ${plan.arguments?.Details ?? ''}`);
@@ -132,22 +134,28 @@ describe('plans made on an empty database', () => {
   });
 
   // Last: it writes to the database the tests above plan on.
-  it('lineage/hop seeks its frontier by urn and expands from it, whether the catalog is empty or holds a few entities', async () => {
+  it('lineage/hop seeks its start by urn, later frontiers by element id, and expands from them, whether the catalog is empty or holds a few entities', async () => {
     // The hop is a template (LineageStore fills in the edge types stored along and against the walk): one mixed instance.
     const hop = cypher.get('lineage/hop').replaceAll('{{back}}', 'DownstreamOf|Consumes').replaceAll('{{fwd}}', 'Produces').replaceAll('{{removed}}', 'coalesce(b.removed, false)');
-    const explain = async () => details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${hop}`, {}, { database: 'neo4j' })).summary.plan as never);
-    const check = (steps: string[]) => {
-      expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
-      expect(steps.some((s) => /^NodeUniqueIndexSeek\S* UNIQUE a:Entity\(urn\)/.test(s))).toBe(true);
-      // Both edge directions are walked out of the frontier node a, never into it from a neighbour found first.
-      expect(steps.filter((s) => s.startsWith('Expand(All)') && /\(a\)/.test(s))).toHaveLength(2);
+    const explain = async (frontier: string) =>
+      details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${hop.replace('{{frontier}}', frontier)}`, {}, { database: 'neo4j' })).summary.plan as never);
+    const check = async () => {
+      const [start, later] = [await explain(FRONTIER_BY_URN), await explain(FRONTIER_BY_ELEMENT_ID)];
+      for (const steps of [start, later]) {
+        expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
+        // Both edge directions are walked out of the frontier node a, never into it from a neighbour found first.
+        expect(steps.filter((s) => s.startsWith('Expand(All)') && /\(a\)/.test(s))).toHaveLength(2);
+      }
+      expect(start.some((s) => /^NodeUniqueIndexSeek\S* UNIQUE a:Entity\(urn\)/.test(s))).toBe(true);
+      expect(later.some((s) => /^NodeByElementIdSeek\S* a WHERE elementId\(a\)/.test(s))).toBe(true);
+      expect(later.some((s) => /IndexSeek\S* .*a:Entity\(urn\)/.test(s))).toBe(false);
     };
-    check(await explain());
+    await check();
     await driver.executeQuery(
       `UNWIND range(1, 20) AS i CREATE (:Entity {urn: 'urn:li:dataset:(urn:li:dataPlatform:hive,t' + i + ',PROD)', type: 'dataset'})`,
       {},
       { database: 'neo4j' },
     );
-    check(await explain());
+    await check();
   });
 });

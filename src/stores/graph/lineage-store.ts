@@ -62,6 +62,8 @@ const BOUND_ASKED_VISITED = 256;
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
   urn: string;
+  /** Element id of its node in the walk's transaction (the start: its urn, by which the first hop seeks it). */
+  node: string;
   type: string;
   degree: number;
   parent: Reached | null;
@@ -72,6 +74,7 @@ interface Reached {
 
 interface HopRow {
   urn: string;
+  node: string;
   type: string;
   parent: number;
   onward: number | null;
@@ -81,6 +84,9 @@ interface HopRow {
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
 const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
 const FLAG_READ = 'coalesce(b.removed, false)';
+/** How a hop finds its frontier (cypher/lineage.cypher hop): the start by urn, later frontiers by element id. */
+export const FRONTIER_BY_URN = 'MATCH (a:Entity {urn: $frontier[i]})';
+export const FRONTIER_BY_ELEMENT_ID = 'MATCH (a:Entity) WHERE elementId(a) = $frontier[i]';
 const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }`;
 
 /**
@@ -88,7 +94,7 @@ const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) W
  * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
  */
 export class LineageStore {
-  private readonly texts = new Map<LineageDirection, { hop: string; finish: string }>();
+  private readonly texts = new Map<LineageDirection, { start: string; hop: string; finish: string }>();
   /** Whether hops may read the node's flag; until then they read each node's status aspect. */
   private flagComplete = false;
 
@@ -100,7 +106,7 @@ export class LineageStore {
   }
 
   /** The statements of one direction (cached: Neo4j then caches their plans too). */
-  private statements(direction: LineageDirection): { hop: string; finish: string } {
+  private statements(direction: LineageDirection): { start: string; hop: string; finish: string } {
     let texts = this.texts.get(direction);
     if (!texts) {
       const all = [...this.edges.keys()];
@@ -112,7 +118,12 @@ export class LineageStore {
           .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
           .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)
           .replaceAll('{{removed}}', this.flagComplete ? FLAG_READ : STATUS_READ);
-      texts = { hop: fill(this.neo4j.cypher.get('lineage/hop')), finish: fill(this.neo4j.cypher.get('lineage/finish')) };
+      const hop = fill(this.neo4j.cypher.get('lineage/hop'));
+      texts = {
+        start: hop.replace('{{frontier}}', FRONTIER_BY_URN),
+        hop: hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID),
+        finish: fill(this.neo4j.cypher.get('lineage/finish')),
+      };
       this.texts.set(direction, texts);
     }
     return texts;
@@ -151,7 +162,7 @@ export class LineageStore {
 
   async traverse(q: LineageQuery): Promise<LineagePage> {
     if (!Number.isInteger(q.maxHops) || q.maxHops < 1 || q.maxHops > 100) throw new Error(`maxHops must be an integer in 1..100, got ${q.maxHops}`);
-    const { hop, finish } = this.statements(q.direction);
+    const { start, hop, finish } = this.statements(q.direction);
     const deadline = Date.now() + q.deadlineMs;
     const missed = () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`);
     return this.neo4j.read(
@@ -163,12 +174,12 @@ export class LineageStore {
         const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
-          const params = { frontier, columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound, visited: bound ? [...visited] : [] };
-          const record = (await tx.run(hop, params)).records[0];
+          const params = { frontier: frontier.map((v) => v.node), columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound, visited: bound ? [...visited] : [] };
+          const record = (await tx.run(degree === 1 ? start : hop, params)).records[0];
           if (degree === 1) startType = record.get('fromType') as string;
           if (bound) leadsOnAtBound = record.get('leadsOn') as boolean;
-          return (record.get('found') as [string, string, number, number | null, boolean][]).map(
-            ([urn, type, parent, onward, removed]): HopRow => ({ urn, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
+          return (record.get('found') as [string, string, number, number | null, boolean, string][]).map(
+            ([urn, type, parent, onward, removed, node]): HopRow => ({ urn, node, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
           );
         });
         const last = reached.filter((v) => v.degree === q.maxHops);
@@ -205,13 +216,13 @@ export class LineageStore {
    * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
    * walk goes one node past the cap to tell a cut walk from one that just fits.
    */
-  private async walk(q: LineageQuery, hop: (frontier: string[], degree: number, visited: ReadonlySet<string>) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
-    const start: Reached = { urn: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
+  private async walk(q: LineageQuery, hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
+    const start: Reached = { urn: q.urn, node: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
     const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
     let frontier = [start];
     for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
-      const rows = await hop(frontier.map((v) => v.urn), degree, visited);
+      const rows = await hop(frontier, degree, visited);
       // In urn order within a degree: the nodes kept under the cap, and the order of the answer.
       rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
       const next: Reached[] = [];
@@ -223,7 +234,7 @@ export class LineageStore {
         }
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
-        const node: Reached = { urn: row.urn, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
+        const node: Reached = { urn: row.urn, node: row.node, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
         visited.add(row.urn);
         reached.push(node);
         added = node;
