@@ -14,9 +14,9 @@
 // the last hop; it stops at the first such node. One row of lists: the driver decodes it faster than a record per node.
 // Neighbours already visited come back too (the caller skips them): sending the visited set would cost more.
 // {{frontier}} (filled in by the store) finds the frontier: the start by its urn, later frontiers by the element ids the
-// hop before returned, a record read instead of a descent of the urn index each. Neo4j reuses the id of a node deleted
-// meanwhile only once every transaction that began before the delete has ended, so within the walk's transaction an
-// element id names the node the walk found.
+// hop before returned, a record read instead of a descent of the urn index each. Element ids hold within one transaction
+// (Neo4j's advice for them; the id of a node deleted meanwhile is buffered until the transactions open at the delete
+// have ended), and the walk is one read transaction.
 UNWIND range(0, size($frontier) - 1) AS i
 {{frontier}}
 CALL (a) {
