@@ -175,12 +175,17 @@ export class LineageStore {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
           const params = { frontier: frontier.map((v) => v.node), columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound, visited: bound ? [...visited] : [] };
-          const record = (await tx.run(degree === 1 ? start : hop, params)).records[0];
-          if (degree === 1) startType = record.get('fromType') as string;
-          if (bound) leadsOnAtBound = record.get('leadsOn') as boolean;
-          return (record.get('found') as [string, string, number, number | null, boolean, string][]).map(
-            ([urn, type, parent, onward, removed, node]): HopRow => ({ urn, node, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed }),
-          );
+          // The neighbours come in rows of a few dozen (see the statement); each row repeats fromType and leadsOn.
+          const records = (await tx.run(degree === 1 ? start : hop, params)).records;
+          if (degree === 1) startType = records[0].get('fromType') as string;
+          if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
+          const rows: HopRow[] = [];
+          for (const record of records) {
+            for (const [urn, type, parent, onward, removed, node] of record.get('found') as [string, string, number, number | null, boolean, string][]) {
+              rows.push({ urn, node, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed });
+            }
+          }
+          return rows;
         });
         const last = reached.filter((v) => v.degree === q.maxHops);
         const cut = {
