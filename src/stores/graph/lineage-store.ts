@@ -84,10 +84,10 @@ interface HopRow {
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
 const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
 const FLAG_READ = 'coalesce(b.removed, false)';
+const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }`;
 /** How a hop finds its frontier (cypher/lineage.cypher hop): the start by urn, later frontiers by element id. */
 export const FRONTIER_BY_URN = 'MATCH (a:Entity {urn: $frontier[i]})';
 export const FRONTIER_BY_ELEMENT_ID = 'MATCH (a:Entity) WHERE elementId(a) = $frontier[i]';
-const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }`;
 
 /**
  * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
