@@ -191,7 +191,7 @@ async function main() {
         });
       // The raw references: today's walk by LineageStore in this process, and the as-of hop statement.
       const registry = Registry.load(join(ROOT, 'schema'), 'li');
-      const store = new LineageStore(executor, registry.lineageRelationships());
+      const store = new LineageStore(executor, registry.lineageRelationships(), registry.urnNamespace);
       const upstream = direction === 'UPSTREAM';
       const fields = [...registry.aspects.values()].flatMap((a) => a.relationships.filter((f) => f.isLineage).map((f) => ({ aspect: a.name, f })));
       const ownAspects = ['status', ...new Set(fields.filter((x) => x.f.isUpstream === upstream).map((x) => x.aspect))].filter((a) => registry.entities.get('dataset')!.aspects.has(a));

@@ -186,7 +186,7 @@ async function main() {
     console.error(`graph: ${datasets} datasets, ${edges.length} edges (${seeded ? `seeded in ${Math.round(seedMs / 1000)} s` : 'already there'})`);
 
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
-    const store = new LineageStore(executor, registry.lineageRelationships());
+    const store = new LineageStore(executor, registry.lineageRelationships(), registry.urnNamespace);
     // As the service does at start: hops read the soft-delete flag once every entity has it.
     await store.prepare();
     await store.flagEarlierSoftDeletes();
@@ -275,7 +275,7 @@ async function main() {
     ] as [string, number, LineageDirection, number][]) {
       const runs: { text: string; profile: unknown; found: number | null }[] = [];
       // Prepared as the service's store is (it then reads the soft-delete flag, not the status aspect).
-      const profiled = new LineageStore(profiling(executor, runs), registry.lineageRelationships());
+      const profiled = new LineageStore(profiling(executor, runs), registry.lineageRelationships(), registry.urnNamespace);
       await profiled.prepare();
       runs.length = 0;
       await profiled.traverse(query(i, direction, hops));

@@ -62,9 +62,11 @@ const BOUND_ASKED_VISITED = 256;
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
   urn: string;
-  /** Element id of its node in the walk's transaction (the start: its urn, by which the first hop seeks it). */
-  node: string;
-  type: string;
+  /**
+   * Element id of its node in the walk's transaction (the start: its urn, by which the first hop seeks it); null for
+   * nodes of the last hop, which no hop seeks.
+   */
+  node: string | null;
   degree: number;
   parent: Reached | null;
   /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
@@ -74,8 +76,7 @@ interface Reached {
 
 interface HopRow {
   urn: string;
-  node: string;
-  type: string;
+  node: string | null;
   parent: number;
   onward: number | null;
   removed: boolean;
@@ -98,10 +99,15 @@ export class LineageStore {
   /** Whether hops may read the node's flag; until then they read each node's status aspect. */
   private flagComplete = false;
 
+  /** How a schemaField's urn starts: hops tell column nodes from the others by it. */
+  private readonly schemaFieldPrefix: string;
+
   constructor(
     private readonly neo4j: Neo4jExecutor,
     private readonly edges: LineageEdges,
+    urnNamespace: string,
   ) {
+    this.schemaFieldPrefix = `urn:${urnNamespace}:schemaField:`;
     for (const name of edges.keys()) if (!IDENTIFIER.test(name)) throw new Error(`Lineage relationship name '${name}' is not a plain identifier`);
   }
 
@@ -168,21 +174,29 @@ export class LineageStore {
     return this.neo4j.read(
       'lineage.traverse',
       async (tx) => {
-        let startType = '';
+        const startType = entityTypeOf(q.urn);
         /** Asked in the last hop: whether lineage leads on from a node first reached there; null when not asked. */
         let leadsOnAtBound: boolean | null = null;
         const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
-          const params = { frontier: frontier.map((v) => v.node), columns: q.columns, fanOut: neo4j.int(q.fanOut), statusAspect: status.name, bound, visited: bound ? [...visited] : [] };
-          // The neighbours come in rows of a few dozen (see the statement); each row repeats fromType and leadsOn.
+          const params = {
+            frontier: frontier.map((v) => v.node),
+            columns: q.columns,
+            schemaFieldPrefix: this.schemaFieldPrefix,
+            fanOut: neo4j.int(q.fanOut),
+            statusAspect: status.name,
+            bound,
+            visited: bound ? [...visited] : [],
+            lastHop: degree === q.maxHops,
+          };
+          // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
-          if (degree === 1) startType = records[0].get('fromType') as string;
           if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
           const rows: HopRow[] = [];
           for (const record of records) {
-            for (const [urn, type, parent, onward, removed, node] of record.get('found') as [string, string, number, number | null, boolean, string][]) {
-              rows.push({ urn, node, type, parent: Number(parent), onward: onward === null ? null : Number(onward), removed });
+            for (const [urn, parent, onward, removed, node] of record.get('found') as [string, number, number | null, boolean, string | null][]) {
+              if (!visited.has(urn)) rows.push({ urn, node, parent: Number(parent), onward: onward === null ? null : Number(onward), removed });
             }
           }
           return rows;
@@ -222,7 +236,7 @@ export class LineageStore {
    * walk goes one node past the cap to tell a cut walk from one that just fits.
    */
   private async walk(q: LineageQuery, hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
-    const start: Reached = { urn: q.urn, node: q.urn, type: '', degree: 0, parent: null, onward: null, removed: false };
+    const start: Reached = { urn: q.urn, node: q.urn, degree: 0, parent: null, onward: null, removed: false };
     const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
     let frontier = [start];
@@ -239,7 +253,7 @@ export class LineageStore {
         }
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
-        const node: Reached = { urn: row.urn, node: row.node, type: row.type, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
+        const node: Reached = { urn: row.urn, node: row.node, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
         visited.add(row.urn);
         reached.push(node);
         added = node;
@@ -254,15 +268,21 @@ export class LineageStore {
 /** A page row: the node with its path back to the start. */
 function row(v: Reached, startType: string, startUrn: string, aspects: Map<string, Record<string, unknown>>): LineageRow {
   const path: { urn: string; type: string }[] = [];
-  for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: at.type });
+  for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: entityTypeOf(at.urn) });
   path.push({ urn: startUrn, type: startType });
-  return { urn: v.urn, type: v.type, degree: v.degree, path: path.reverse(), aspects };
+  return { urn: v.urn, type: entityTypeOf(v.urn), degree: v.degree, path: path.reverse(), aspects };
 }
 
 /** One OR-branch of the result filter. */
 function matches(g: LineageFilterGroup, v: Reached): boolean {
   if (g.degrees !== null && !g.degrees.includes(v.degree)) return false;
-  if (g.types !== null && !g.types.includes(v.type)) return false;
+  if (g.types !== null && !g.types.includes(entityTypeOf(v.urn))) return false;
   if (g.platforms !== null && !g.platforms.some((p) => v.urn.includes(`(${p},`))) return false;
   return g.includeRemoved || !v.removed;
+}
+
+/** The entity type of `urn:<namespace>:<type>:<id>` (a node's `type` property is its urn's: the write path sets it so). */
+function entityTypeOf(urn: string): string {
+  const start = urn.indexOf(':', 4) + 1;
+  return urn.slice(start, urn.indexOf(':', start));
 }
