@@ -68,7 +68,7 @@ export const configSchema = z.object({
   OUTBOX_IDLE_POLL_MS: positiveInt.default(2000),
   OUTBOX_WORKERS: positiveInt.max(8).default(2),
   OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(200),
-  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(70),
+  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(100),
   WRITE_GROUP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(2),
   WRITE_GROUP_MAX_WRITES: positiveInt.default(1000),
   WRITE_CONCURRENCY: positiveInt.max(64).default(2),
@@ -116,9 +116,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * How far V8 lets the old generation grow past what survived the last full GC before collecting again (0 = V8's own
  * choice, up to 4x). Under batch ingestion about 100 MB survives each full GC (at 10,000 datasets: the search fragment
  * cache ~24 MB, the recent-answer memos ~23 MB, code ~12 MB) while request bodies and bulk requests die in old space.
- * V8's own factor let the process reach 324 MB at 5,000 datasets; 100 % kept it at 221 MB there but 316-329 MB at
- * 10,000; 70 % keeps it at 292-301 MB with no service CPU difference we could measure (bench/ingest.ts c, 3 pairs).
- * Read by V8 at every GC, so it applies when set after start.
+ * V8's own factor let the process reach 324 MB at 5,000 datasets (bench/ingest.ts c); 100 % keeps it at 221 MB there,
+ * 316-339 MB at 10,000. 70 % kept c at 10,000 datasets at 292-301 MB but cost single proposals (a) 10 % of their
+ * throughput (3 pairs), so it is an operator's choice, not the default. Read by V8 at every GC, so it applies when set
+ * after start.
  */
 export function applyHeapGrowth(config: Config): void {
   if (config.HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWING_PERCENT}`);
