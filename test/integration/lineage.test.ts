@@ -207,6 +207,21 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(data.searchResults[0].paths[0].path[0]).toEqual({ urn: ds('a'), type: 'DATASET' });
   });
 
+  test('GraphQL lineage shows each result with its own aspects, whether the walk fits its page (read in the hops) or not (read after)', async () => {
+    const downstream = [ds('b'), ds('c', 'snowflake'), ds('d', 'snowflake'), ds('e'), ds('h'), ...[0, 1, 2, 3, 4].map((i) => ds(`h${i}`)), ds('h0child')];
+    for (const urn of downstream) await propose(urn, 'datasetProperties', { description: `about ${urn}` });
+    const query = `query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { total searchResults { degree entity { urn ... on Dataset { properties { description } } } } } }`;
+    for (const count of [100, 3, 7]) {
+      const res = await svc.call('POST', '/api/graphql', { query, variables: { input: { urn: ds('a'), direction: 'DOWNSTREAM', count, orFilters: [{ and: [{ field: 'degree', values: ['1', '2', '3+'] }] }] } } }, bearer(token));
+      expect(res.body.errors).toBeUndefined();
+      const { total, searchResults: results } = res.body.data.scrollAcrossLineage as { total: number; searchResults: { entity: { urn: string; properties: { description: string } | null } }[] };
+      // Tests before this one soft-delete some of them.
+      expect(total).toBeGreaterThan(7);
+      expect(results).toHaveLength(Math.min(count, total));
+      for (const r of results) expect(r.entity.properties?.description).toBe(`about ${r.entity.urn}`);
+    }
+  });
+
   describe('PATCH: atomic read-modify-write, versioned like UPSERT, edges follow', () => {
     const target = ds('patched');
     const versions = async (aspect: string) => (await svc.call('GET', `/aspects/${enc(target)}?aspect=${aspect}&version=0`)).body;

@@ -72,6 +72,14 @@ interface Reached {
   /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
   onward: number | null;
   removed: boolean;
+  /** Its aspects the query asked for, when the hop that reached it read them (see the hop statement's `aspects`). */
+  aspects?: StoredAspect[];
+}
+
+/** An aspect as the hop and finish statements return it: the value as stored (JSON). */
+interface StoredAspect {
+  name: string;
+  value: string;
 }
 
 interface HopRow {
@@ -80,6 +88,7 @@ interface HopRow {
   parent: number;
   onward: number | null;
   removed: boolean;
+  aspects?: StoredAspect[];
 }
 
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
@@ -189,14 +198,20 @@ export class LineageStore {
             bound,
             visited: bound ? [...visited] : [],
             lastHop: degree === q.maxHops,
+            // Aspects are read in the hop while everything reached so far could be on the page.
+            room: q.aspects.length > 0 ? neo4j.int(Math.max(0, q.start + q.count - (visited.size - 1))) : neo4j.int(0),
+            aspects: q.aspects,
           };
           // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
           if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
           const rows: HopRow[] = [];
           for (const record of records) {
-            for (const [urn, parent, onward, removed, node] of record.get('found') as [string, number, number | null, boolean, string | null][]) {
-              if (!visited.has(urn)) rows.push({ urn, node, parent: Number(parent), onward: onward === null ? null : Number(onward), removed });
+            const found = record.get('found') as [string, number, number | null, boolean, string | null][];
+            const aspects = record.get('aspects') as StoredAspect[][] | null;
+            for (let k = 0; k < found.length; k++) {
+              const [urn, parent, onward, removed, node] = found[k];
+              if (!visited.has(urn)) rows.push({ urn, node, parent: Number(parent), onward: onward === null ? null : Number(onward), removed, aspects: aspects?.[k] });
             }
           }
           return rows;
@@ -213,8 +228,9 @@ export class LineageStore {
         const ask = cut.maxHops || leadsOnAtBound !== null ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
         const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
         const page = matched.slice(q.start, q.start + q.count);
-        const hydrate = q.aspects.length > 0 ? page : [];
-        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, startType, q.urn, new Map())) };
+        const hydrate = q.aspects.length > 0 ? page.filter((v) => v.aspects === undefined) : [];
+        const parsed = (stored: StoredAspect[] | undefined) => new Map((stored ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>]));
+        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, startType, q.urn, parsed(v.aspects))) };
         if (Date.now() >= deadline) throw missed();
         const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
@@ -222,8 +238,8 @@ export class LineageStore {
           if (Date.now() >= deadline) throw missed();
           cut.maxHops = (await tx.run(finish, { last: ask.slice(FIRST_ASKED), urns: [], aspects: [] })).records[0].get('leadsOn') === true;
         }
-        const aspects = new Map((record.get('page') as { urn: string; aspects: { name: string; value: string }[] }[]).map((p) => [p.urn, p.aspects]));
-        const rows = page.map((v) => row(v, startType, q.urn, new Map((aspects.get(v.urn) ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>]))));
+        const aspects = new Map((record.get('page') as { urn: string; aspects: StoredAspect[] }[]).map((p) => [p.urn, p.aspects]));
+        const rows = page.map((v) => row(v, startType, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
         return { total: matched.length, cut, rows };
       },
       { timeoutMs: q.deadlineMs, onTimeout: missed },
@@ -253,7 +269,7 @@ export class LineageStore {
         }
         if (visited.has(row.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
-        const node: Reached = { urn: row.urn, node: row.node, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed };
+        const node: Reached = { urn: row.urn, node: row.node, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed, aspects: row.aspects };
         visited.add(row.urn);
         reached.push(node);
         added = node;
