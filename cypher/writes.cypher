@@ -12,6 +12,10 @@
 // takes its write lock) and returns its stored aspects: every one when `all`, else those in `names`; `values` = names
 // whose value is needed (patches), `columns` = names whose column-level lineage edges are needed. Entities that are
 // absent and not `create` return no row.
+// replan=skip (here and in `apply`): Neo4j replans a cached statement once the label counts drift (at most once a
+// minute with the stack's settings), and planning `apply` costs it 300-600 ms of CPU per parameter shape; under
+// ingestion that was a tenth of its CPU. Both plans are seeks whatever the counts (test/integration/write-plans.test.ts).
+CYPHER replan=skip
 UNWIND $entities AS x
 OPTIONAL MATCH (found:Entity {urn: x.urn})
 OPTIONAL CALL (x, found) {
@@ -61,6 +65,7 @@ RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, a
 //
 // Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything
 // else the group writes to those entities.
+CYPHER replan=skip
 CALL () {
   UNWIND $wipes AS w
   CALL (w) {
