@@ -183,7 +183,6 @@ export class LineageStore {
     return this.neo4j.read(
       'lineage.traverse',
       async (tx) => {
-        const startType = entityTypeOf(q.urn);
         /** Asked in the last hop: whether lineage leads on from a node first reached there; null when not asked. */
         let leadsOnAtBound: boolean | null = null;
         const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
@@ -199,7 +198,7 @@ export class LineageStore {
             visited: bound ? [...visited] : [],
             lastHop: degree === q.maxHops,
             // Aspects are read in the hop while everything reached so far could be on the page.
-            room: q.aspects.length > 0 ? neo4j.int(Math.max(0, q.start + q.count - (visited.size - 1))) : neo4j.int(0),
+            room: neo4j.int(q.aspects.length > 0 ? Math.max(0, q.start + q.count - (visited.size - 1)) : 0),
             aspects: q.aspects,
           };
           // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
@@ -230,7 +229,7 @@ export class LineageStore {
         const page = matched.slice(q.start, q.start + q.count);
         const hydrate = q.aspects.length > 0 ? page.filter((v) => v.aspects === undefined) : [];
         const parsed = (stored: StoredAspect[] | undefined) => new Map((stored ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>]));
-        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, startType, q.urn, parsed(v.aspects))) };
+        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))) };
         if (Date.now() >= deadline) throw missed();
         const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
@@ -239,7 +238,7 @@ export class LineageStore {
           cut.maxHops = (await tx.run(finish, { last: ask.slice(FIRST_ASKED), urns: [], aspects: [] })).records[0].get('leadsOn') === true;
         }
         const aspects = new Map((record.get('page') as { urn: string; aspects: StoredAspect[] }[]).map((p) => [p.urn, p.aspects]));
-        const rows = page.map((v) => row(v, startType, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
+        const rows = page.map((v) => row(v, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
         return { total: matched.length, cut, rows };
       },
       { timeoutMs: q.deadlineMs, onTimeout: missed },
@@ -282,10 +281,10 @@ export class LineageStore {
 }
 
 /** A page row: the node with its path back to the start. */
-function row(v: Reached, startType: string, startUrn: string, aspects: Map<string, Record<string, unknown>>): LineageRow {
+function row(v: Reached, startUrn: string, aspects: Map<string, Record<string, unknown>>): LineageRow {
   const path: { urn: string; type: string }[] = [];
   for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: entityTypeOf(at.urn) });
-  path.push({ urn: startUrn, type: startType });
+  path.push({ urn: startUrn, type: entityTypeOf(startUrn) });
   return { urn: v.urn, type: entityTypeOf(v.urn), degree: v.degree, path: path.reverse(), aspects };
 }
 
