@@ -1,5 +1,5 @@
-// Registrations of the service processes that share this database (src/stores/graph/process-lease.ts), and the peers a
-// write must tell before it is acknowledged (src/stores/peers). Times are Neo4j's clock (timestamp()), so processes on
+// Registrations of the service processes that share this database (src/stores/graph/process-lease.ts); every write
+// transaction reads the peers it must tell before it is acknowledged in `writes/lock` (src/stores/peers). Times are Neo4j's clock (timestamp()), so processes on
 // different hosts compare them on one clock. A process that advertises a peerUrl may serve its cache of latest aspects
 // without asking Neo4j for leaseMs after each renewal; leaseMs as stored includes a margin for clock rates.
 
@@ -27,15 +27,6 @@ RETURN revoked
 // @name deregister
 MATCH (me:ServiceProcess {id: $id})
 DELETE me
-
-// @name peers
-// Run first in every write transaction: the other processes that may be serving cached copies unchecked. Any process
-// that starts such a lease later trusts only what it reads once every write transaction begun before could have ended.
-// A revoked peer is not told; the write waits until the leases it held when revoked have run out (`waitMs`).
-MATCH (p:ServiceProcess)
-WHERE p.id <> $id AND p.peerUrl IS NOT NULL AND p.seenAt + p.leaseMs > timestamp()
-RETURN p.id AS id, p.peerUrl AS url, p.peerToken AS token,
-       CASE WHEN p.revokedAt IS NULL THEN null ELSE p.revokedAt + p.leaseMs - timestamp() END AS waitMs
 
 // @name revoke
 // A peer that could not be told of a write: its next renewal ends its lease. `registered` false: it has deregistered

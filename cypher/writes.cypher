@@ -15,7 +15,19 @@
 // replan=skip (here and in `apply`): Neo4j replans a cached statement once the label counts drift (at most once a
 // minute with the stack's settings), and planning `apply` costs it 300-600 ms of CPU per parameter shape; under
 // ingestion that was a tenth of its CPU. Both plans are seeks whatever the counts (test/integration/write-plans.test.ts).
+// `peers` (the same on every row): when $peersOf names this process, the other processes that may be serving cached
+// copies unchecked, which must be told of this write before it is acknowledged (src/stores/graph/read-coherence.ts). A
+// process that starts such a lease later trusts only what it reads once every write transaction begun before could have
+// ended. A revoked peer is not told; the write waits until the leases it held when revoked have run out (`waitMs`).
+// Read here rather than in a statement of its own: each statement costs Neo4j ~100 µs of CPU, about a tenth of a
+// group's. A group with no row writes nothing, so there is nobody to tell.
 CYPHER replan=skip
+WITH CASE WHEN $peersOf IS NULL THEN [] ELSE COLLECT {
+  MATCH (p:ServiceProcess)
+  WHERE p.id <> $peersOf AND p.peerUrl IS NOT NULL AND p.seenAt + p.leaseMs > timestamp()
+  RETURN {id: p.id, url: p.peerUrl, token: p.peerToken,
+          waitMs: CASE WHEN p.revokedAt IS NULL THEN null ELSE p.revokedAt + p.leaseMs - timestamp() END}
+} END AS peers
 UNWIND $entities AS x
 OPTIONAL MATCH (found:Entity {urn: x.urn})
 OPTIONAL CALL (x, found) {
@@ -24,15 +36,15 @@ OPTIONAL CALL (x, found) {
     ON CREATE SET n.type = x.entityType, n.createdAt = $now
   RETURN n
 }
-WITH x, coalesce(found, n) AS e, found IS NULL AS created
+WITH peers, x, coalesce(found, n) AS e, found IS NULL AS created
 WHERE e IS NOT NULL
 // Locked before the old rev is read (under read committed it could be stale otherwise): the rev it had is returned,
 // so the writer knows which state its write turned into the new one (the indexer's fragment cache chains on it).
 SET e._LOCK_ = true
-WITH x, e, created, e.rev AS previousRev
+WITH peers, x, e, created, e.rev AS previousRev
 REMOVE e._LOCK_
 SET e.rev = CASE WHEN coalesce(previousRev, 0) >= $revFloor THEN previousRev + 1 ELSE $revFloor END
-WITH x, e, created, previousRev
+WITH peers, x, e, created, previousRev
 CALL (x, e) {
   // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each).
   WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn]] AS owned
@@ -57,7 +69,7 @@ CALL (x, e) {
                   edges: [o IN owned WHERE o[0] = a.name | o[1]],
                   columnEdges: columnEdges}) AS aspects
 }
-RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, aspects
+RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, aspects, peers
 
 // @name apply
 // The whole plan in one statement (one round trip, and one statement's fixed cost in Neo4j and the driver instead of up

@@ -8,7 +8,7 @@ import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
 import { UnavailableError } from '../../src/model/errors';
 import { commitGroup, writePipeline } from '../../src/services/write-path/pipeline';
 import { Publisher } from '../../src/services/write-path/publish';
-import type { WriteItem } from '../../src/services/write-path/plan';
+import { lockRequests, type WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
 import { enc, serviceProcess, startTestService, uniqueId } from '../support/service';
 
@@ -161,16 +161,22 @@ describe('process lease', () => {
     const silent = new ProcessLease(graph, { ...quick, renewMs: 3_600_000 });
     silent.advertise(endpoint);
     const other = new ProcessLease(graph, quick);
+    const urn = ds(`revoked_seen_${uniqueId()}`);
     try {
       await silent.start();
       await graph.query('test', 'processes/revoke', { peer: silent.id }, { mode: 'WRITE' });
-      const found = (await graph.query('test', 'processes/peers', other.peersQuery(), { mode: 'WRITE' })).find((r) => r.get('id') === silent.id);
+      // A write transaction's lock reads its peers: the revoked one comes with the time its leases still run.
+      const store = new AspectStore(graph, '', new LeasedReadCoherence(null, other, new PeerInvalidation(other, { host: '127.0.0.1', port: 0, timeoutMs: 200 })));
+      const tx = await store.writeGroup(lockRequests([statusWrite(urn)]), Date.now(), 5000, () => ({ plan: {}, result: null }));
+      expect(tx.committed).toBe(true);
+      const found = tx.peers.find((p) => p.id === silent.id);
       expect(found).toBeDefined();
-      const waitMs = Number(found!.get('waitMs'));
+      const waitMs = Number(found!.waitMs);
       expect(waitMs).toBeGreaterThan(0);
       expect(waitMs).toBeLessThanOrEqual(quick.leaseMs + MARGIN_MS);
     } finally {
       await silent.stop();
+      await graph.driver.executeQuery('MATCH (e:Entity {urn: $urn}) DETACH DELETE e', { urn }, { database: 'neo4j' });
     }
   });
 

@@ -128,13 +128,11 @@ export class AspectStore {
   }
 
   private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null): Promise<T> {
-    // Pipelined with the lock: read first in the transaction, and costs no round trip of its own.
-    const peersQuery = peers ? this.coherence?.peersQuery() : null;
-    const peerRead = peersQuery ? tx.run(this.statement('processes/peers'), peersQuery) : null;
-    const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now) })).records;
-    for (const r of (await peerRead)?.records ?? []) {
-      const waitMs = r.get('waitMs');
-      peers!.set(r.get('id'), { id: r.get('id'), url: r.get('url'), token: r.get('token'), waitMs: waitMs === null ? null : Number(waitMs) });
+    // The lock also reads the peer processes to tell (the same list on every row).
+    const peersOf = peers ? (this.coherence?.peersOf() ?? null) : null;
+    const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now), peersOf })).records;
+    for (const p of (records[0]?.get('peers') ?? []) as { id: string; url: string; token: string; waitMs: unknown }[]) {
+      peers!.set(p.id, { id: p.id, url: p.url, token: p.token, waitMs: p.waitMs === null ? null : Number(p.waitMs) });
     }
     const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {

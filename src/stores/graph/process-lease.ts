@@ -38,8 +38,8 @@ export interface Peer extends PeerEndpoint {
  * Whether this process may serve its cache of latest aspects without asking Neo4j.
  *
  * Every process registers in Neo4j and renews every renewMs (cypher/processes.cypher). One that advertises a peer
- * endpoint holds a lease of leaseMs from the start of each renewal. Every write transaction reads, first thing, the
- * processes whose lease may be running (`peers`); after committing, and before answering, the writer tells each of them
+ * endpoint holds a lease of leaseMs from the start of each renewal. Every write transaction reads, in its lock statement, the
+ * processes whose lease may be running (cypher/writes.cypher `lock`); after committing, and before answering, the writer tells each of them
  * which entities changed (or revokes it, and waits its lease out). A write whose transaction began before a lease
  * started does not know that process: so whenever a lease starts after a lapse, the process bumps its epoch (copies
  * read before are checked again) and trusts nothing it reads until every transaction begun before can have ended.
@@ -86,11 +86,6 @@ export class ProcessLease {
   /** Changes whenever a lease begins after a lapse: what was read before may have changed unseen. */
   get epoch(): number {
     return this.epochValue;
-  }
-
-  /** Parameters of the `peers` statement that every write transaction runs first. */
-  peersQuery(): { id: string } {
-    return { id: this.id };
   }
 
   /**

@@ -37,15 +37,15 @@ export interface CoherentRelationshipRead {
 
 /**
  * The read-cache protocol behind one seam. The aspect store asks it what a read may serve (`beforeRead`) and which
- * peer processes a write transaction must find (`peersQuery`); the write path's publish stage tells it every write
+ * peer processes a write transaction must find (`peersOf`); the write path's publish stage tells it every write
  * transaction's end (`afterCommit`). Modes: no cache; a cache checked against Neo4j on every read (the entity's rev
  * travels instead of its aspects); or, with READ_CACHE_UNCHECKED, copies served unchecked while this process's lease
  * allows (ProcessLease), because every write, through any process, drops them before it is acknowledged
  * (PeerInvalidation).
  */
 export interface ReadCoherence {
-  /** Parameters of `processes/peers`, read first in every write transaction; null: no peer needs telling. */
-  peersQuery(): { id: string } | null;
+  /** This process's id, whose peers every write transaction reads (`writes/lock` $peersOf); null: no peer needs telling. */
+  peersOf(): string | null;
   beforeRead(reads: readonly LatestRead[]): CoherentRead;
   /** A relationship page (RelationshipPageCache.key); null: always asked of Neo4j. */
   beforeRelationshipRead(key: string): CoherentRelationshipRead | null;
@@ -94,8 +94,8 @@ export class LeasedReadCoherence implements ReadCoherence {
     return new LeasedReadCoherence(cache, lease, peers, pages);
   }
 
-  peersQuery(): { id: string } | null {
-    return this.lease && this.peers ? this.lease.peersQuery() : null;
+  peersOf(): string | null {
+    return this.lease && this.peers ? this.lease.id : null;
   }
 
   beforeRead(reads: readonly LatestRead[]): CoherentRead {

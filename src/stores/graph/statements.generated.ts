@@ -37,7 +37,6 @@ export type StatementName =
   | 'outbox/referencedMarkers'
   | 'outbox/release'
   | 'processes/deregister'
-  | 'processes/peers'
   | 'processes/renew'
   | 'processes/revoke'
   | 'references/incoming'
