@@ -6,6 +6,7 @@ import { Registry } from '../src/model/registry';
 import { disableNagleForDriverSockets, Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { LineageStore, type LineageDirection, type LineageQuery } from '../src/stores/graph/lineage-store';
 import { backends, flag, http, percentile, report, ROOT, startServiceProcess } from './lib';
+import { hopByHop, startLineageFloor } from './lineage-reference';
 
 /**
  * Multi-hop lineage on a 100,000-dataset layered DAG written straight into Neo4j (the shape the service projects:
@@ -22,6 +23,8 @@ import { backends, flag, http, percentile, report, ROOT, startServiceProcess } f
  *   +status     the same, also reading each reached node's soft-delete flag (soft-deleted results are hidden: the
  *               service must know it for every node it reaches; the write path keeps it on the node).
  *   by urn      the reference with every frontier sought by urn (as it was before element ids).
+ *   HTTP floor  the +status walk behind a bare node:http server answering the first page (bench/lineage-reference.ts):
+ *               what any Node HTTP service in front of Neo4j adds to the walk on this machine.
  * Then PROFILE of every statement the store runs, for 3 hops from random and 3 and 10 hops from a hub.
  *   BENCH_NEO4J_URI=bolt://127.0.0.1:7698 BENCH_SEARCH_URL=http://127.0.0.1:9211 npx tsx bench/lineage.ts [--datasets 100000] [--samples 100]
  * Targets (issue 37): from hubs, service p50 ≤ 1.2× hop-by-hop; 3 hops from random ≤ 1.2×; 10 hops from hubs answered
@@ -91,47 +94,6 @@ async function seed(driver: Driver, edges: [number, number][]) {
   return true;
 }
 
-/** The reference walk (see the header): the number of nodes it reached (one past the cap when cut), and how many were soft-deleted. */
-async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean, byId = true): Promise<[number, number]> {
-  const step = direction === 'DOWNSTREAM' ? '<-[:DownstreamOf]-' : '-[:DownstreamOf]->';
-  // In rows of 48 neighbours: the driver decodes those fastest (cypher/lineage.cypher hop says why).
-  const found = `WITH m, min(i) AS parent WITH collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? 'coalesce(m.removed, false)' : 'false'}, elementId(m)]) AS found
-     UNWIND range(0, CASE WHEN size(found) = 0 THEN 0 ELSE size(found) - 1 END, 48) AS k RETURN found[k..k + 48] AS found`;
-  const byUrn = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) ${found}`;
-  // After the first hop, the frontier by the element ids the hop before returned (no urn index descent per node).
-  const byElementId = `UNWIND range(0, size($nodes) - 1) AS i MATCH (a) WHERE elementId(a) = $nodes[i] MATCH (a)${step}(m:Entity) ${found}`;
-  const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
-  try {
-    return await session.executeRead(async (tx) => {
-      const parents = new Map<string, { degree: number; parent: string | null }>([[start, { degree: 0, parent: null }]]);
-      let removed = 0;
-      let frontier = [start];
-      let nodes: string[] = [];
-      for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
-        const next: string[] = [];
-        const nextNodes: string[] = [];
-        const text = degree > 1 && byId ? byElementId : byUrn;
-        const rows = (await tx.run(text, { frontier, nodes })).records.flatMap((r) => r.get('found') as [string, number, number, boolean, string][]);
-        for (const [urn, parent, onward, gone, node] of rows) {
-          if (parents.has(urn)) continue;
-          parents.set(urn, { degree, parent: frontier[parent] });
-          if (gone) removed++;
-          if (parents.size > visitCap + 1) return [visitCap + 1, removed];
-          if (onward <= fanOut) {
-            next.push(urn);
-            nextNodes.push(node);
-          }
-        }
-        frontier = next;
-        nodes = nextNodes;
-      }
-      return [parents.size - 1, removed];
-    });
-  } finally {
-    await session.close();
-  }
-}
-
 /** An executor whose read transactions PROFILE every statement, for the plans of the store's statements. */
 function profiling(executor: Neo4jExecutor, into: { text: string; profile: unknown; found: number | null }[]): Neo4jExecutor {
   return {
@@ -180,6 +142,7 @@ async function main() {
   );
   const rows: Record<string, Record<string, unknown>> = {};
   const profiles: Record<string, unknown> = {};
+  let stopFloor = () => {};
   try {
     const { edges, hubsDown, hubsUp } = buildEdges();
     const [seedMs, seeded] = await time(() => seed(driver, edges));
@@ -212,6 +175,13 @@ async function main() {
       return (JSON.parse(res.text) as { value: { numEntities: number; truncated: boolean } }).value;
     };
 
+    const floor = await startLineageFloor(b.neo4jUri, limits);
+    const callFloor = async (i: number, direction: LineageDirection, hops: number) => {
+      const res = await http(floor.url, { json: { urn: urn(i), direction, maxHops: hops, count } });
+      if (!res.ok) throw new Error(`the floor answered ${res.status}: ${res.text}`);
+    };
+    stopFloor = floor.stop;
+
     for (const hops of [1, 3, 10]) {
       for (const direction of ['DOWNSTREAM', 'UPSTREAM'] as LineageDirection[]) {
         for (const from of ['random', 'hub'] as const) {
@@ -223,6 +193,7 @@ async function main() {
           const hop: number[] = [];
           const hopStatus: number[] = [];
           const hopByUrn: number[] = [];
+          const overHttp: number[] = [];
           let totals = 0;
           let referenceTotals = 0;
           let truncated = 0;
@@ -234,6 +205,7 @@ async function main() {
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false);
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true);
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false, false);
+            await callFloor(i, direction, hops);
           }
           for (const i of starts) {
             const [ms, body] = await time(() => callService(i, direction, hops));
@@ -244,11 +216,12 @@ async function main() {
               if (body.truncated) truncated++;
             }
             inProcess.push((await time(() => store.traverse(query(i, direction, hops))))[0]);
-            const [refMs, [reached]] = await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false));
+            const [refMs, { reached }] = await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false));
             hop.push(refMs);
             referenceTotals += Math.min(reached, limits.visitCap);
             hopStatus.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true)))[0]);
             hopByUrn.push((await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false, false)))[0]);
+            overHttp.push((await time(() => callFloor(i, direction, hops)))[0]);
           }
           const name = `${hops} hop${hops > 1 ? 's' : ''} ${direction.toLowerCase()} from ${from}`;
           const s = summary(svc);
@@ -258,7 +231,8 @@ async function main() {
           const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
           rows[name] = {
             'service p50': s.p50, 'service p99': s.p99, 'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99, '+status p50': hs.p50,
-            'hop-by-hop by urn p50': summary(hopByUrn).p50,
+            'hop-by-hop by urn p50': summary(hopByUrn).p50, 'HTTP floor p50': summary(overHttp).p50,
+            'HTTP floor/hop-by-hop p50': ratio(summary(overHttp).p50, h.p50), 'service/HTTP floor p50': ratio(s.p50, summary(overHttp).p50),
             'service/hop-by-hop p50': ratio(s.p50, h.p50), 'store/hop-by-hop p50': ratio(st.p50, h.p50), 'service/+status p50': ratio(s.p50, hs.p50), 'store/+status p50': ratio(st.p50, hs.p50),
             'mean results': Math.round(totals / Math.max(1, starts.length - missed)), 'reference results': Math.round(referenceTotals / starts.length),
             truncated: `${truncated}/${starts.length}`, 'deadline missed': missed, n: starts.length, load1: Math.round(loadavg()[0] * 100) / 100,
@@ -296,6 +270,7 @@ async function main() {
       console.error(name, JSON.stringify(profiles[name], null, 1));
     }
   } finally {
+    stopFloor();
     await driver.close();
     await executor.driver.close();
     await service.stop();
