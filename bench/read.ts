@@ -7,7 +7,8 @@ import { backends, compareWithRaw, flag, http, report, startServiceProcess, stri
  * neo4j-driver (the raw reference): p50 at 1 client, throughput at --concurrency clients, and their ratios.
  * Datasets carry a schema of 10-40 fields, properties, ownership by skewed owners (owner 0 owns about half of all
  * datasets) and tags; relationships pages through owners' OwnedBy edges, hot owners included. entitiesV2 is also sent
- * through a bare node:http server (bench/http-floor.ts), the floor the service's ratio is read against.
+ * through a bare node:http server (bench/http-floor.ts), the floor the service's ratio is read against, and so is
+ * relationships (the floor of reads without kept pages).
  * The service processes here serve cached entities and relationship pages without asking Neo4j (READ_CACHE_UNCHECKED=true;
  * every write tells them first): entitiesV2 is measured again with requests alternating between two service processes,
  * and both again through a process that checks every cached copy with Neo4j and keeps no relationship pages
@@ -80,7 +81,7 @@ async function main() {
         await session.close();
       }
     };
-    const floor = await startHttpFloor(b.neo4jUri, RAW_LATEST);
+    const floor = await startHttpFloor(b.neo4jUri, { latest: RAW_LATEST, incoming: RAW_INCOMING });
     const operations: Record<string, ComparedOperation> = {
       entitiesV2: {
         service: (n) => get(`/entitiesV2/${encodeURIComponent(datasetUrn(pick(n)))}`),
@@ -93,6 +94,11 @@ async function main() {
       },
       relationships: {
         service: (n) => get(`/relationships?direction=INCOMING&urn=${encodeURIComponent(ownerUrn(owner(n)))}&types=OwnedBy&count=100`),
+        raw: (n) => query(RAW_INCOMING, { urn: ownerUrn(owner(n)), types: ['OwnedBy'], start: neo4j.int(0), count: neo4j.int(100) }),
+      },
+      // The floor for relationships read without kept pages (READ_CACHE_UNCHECKED=false, the default) below.
+      'relationships via a bare node:http server': {
+        service: async (n) => (await http(`${floor.url}/relationships?direction=INCOMING&urn=${encodeURIComponent(ownerUrn(owner(n)))}&types=OwnedBy&count=100`)).ok,
         raw: (n) => query(RAW_INCOMING, { urn: ownerUrn(owner(n)), types: ['OwnedBy'], start: neo4j.int(0), count: neo4j.int(100) }),
       },
     };
