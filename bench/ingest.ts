@@ -10,7 +10,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -22,6 +22,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  *   h  a's floor: a's requests through a bare node:http server that group-commits them with e's statement and indexes
  *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
  *   i  h, also indexing every write with the service's documents (no outbox): a's floor with search
+ *   k  c's requests (batches of 100, 4 clients) through i's server: c's floor with search
  *   j  d's `datahub ingest` into a server that answers at once and writes nothing: the official client's own limit
  * Before any scenario, rounds of --warmup aspects (default 10,000; 0 = none) go through the raw statement and through a
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
@@ -32,7 +33,7 @@ import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShar
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario.
  */
 const datasets = flag('datasets', 10_000);
-const scenarios = stringFlag('scenarios', 'e,h,i,j,a,b,c,d').split(',');
+const scenarios = stringFlag('scenarios', 'e,h,i,j,k,a,b,c,d').split(',');
 const profileDir = stringFlag('profile', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
@@ -239,11 +240,12 @@ async function cleanRawOutbox(driver: Driver): Promise<void> {
 }
 
 /**
- * Scenarios h and i: a's requests (same rows, 16 clients, one proposal each) through the bare write floor of
+ * Scenarios h, i and k: a's requests (same rows, 16 clients, one proposal each) through the bare write floor of
  * bench/write-floor.ts, which group-commits them with the raw statement; in i it also indexes them (the service's
- * documents and mapping, no outbox), and the run lasts until every dataset is searchable, as a–c do.
+ * documents and mapping, no outbox), and the run lasts until every dataset is searchable, as a–c do; k sends c's
+ * batches of 100 from 4 clients instead, indexed.
  */
-async function writeFloor(b: Backends, prefix: string, indexed: boolean): Promise<Record<string, unknown>> {
+async function writeFloor(b: Backends, prefix: string, indexed: boolean, batches = false): Promise<Record<string, unknown>> {
   const index = `${prefix}datasetindex_v2`;
   const floor = await startWriteFloor(b.neo4jUri, indexed ? { searchUrl: b.searchUrl, name: index } : undefined);
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
@@ -252,10 +254,18 @@ async function writeFloor(b: Backends, prefix: string, indexed: boolean): Promis
     const cpuBefore = cpuSnapshot(pids);
     const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
     const loadBefore = load();
-    const result = await runLoad(16, datasets * 5, async (n) => {
-      const { i, phase } = job(n);
-      return (await http(`${floor.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(aspect(prefix, i, phase, false)) } })).ok;
-    });
+    const loaded = batches
+      ? await runLoad(4, Math.ceil((datasets * 5) / 100), async (r) => {
+          const proposals = Array.from({ length: 100 }, (_, k) => r * 100 + k)
+            .filter((n) => n < datasets * 5)
+            .map((n) => proposalOf(aspect(prefix, job(n).i, job(n).phase, false)));
+          return (await http(`${floor.url}/aspects?action=ingestProposalBatch`, { json: { proposals } })).ok;
+        })
+      : await runLoad(16, datasets * 5, async (n) => {
+          const { i, phase } = job(n);
+          return (await http(`${floor.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(aspect(prefix, i, phase, false)) } })).ok;
+        });
+    const result = batches ? { ...loaded, perSecond: Math.round((datasets * 5) / loaded.seconds) } : loaded;
     const loadDuring = load();
     const all = indexed ? await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], performance.now()) : undefined;
     const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
@@ -385,6 +395,7 @@ async function warmUpRound(b: Backends, total: number, stamp: string): Promise<v
 const FLOOR_TITLES = {
   h: 'h: a through a bare node:http group commit, raw statement, no indexing',
   i: 'i: h, also indexing every write',
+  k: "k: c's batches through i's bare server (group commit, raw statement, indexing)",
   j: "j: d's client into a server that answers at once",
 };
 
@@ -422,7 +433,7 @@ async function main() {
       console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
     }
     for (const [key, title] of Object.entries(FLOOR_TITLES).filter(([k]) => scenarios.includes(k))) {
-      rows[title] = key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key === 'i');
+      rows[title] = key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key !== 'h', key === 'k');
       console.error(JSON.stringify({ [title]: rows[title] }));
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {

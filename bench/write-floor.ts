@@ -112,6 +112,12 @@ export async function startInstantServer(config: string): Promise<{ url: string;
 
 const IN_FLIGHT = Number(process.env.FLOOR_IN_FLIGHT ?? 1);
 
+interface FloorProposal {
+  entityUrn: string;
+  aspectName: string;
+  aspect: { value: string };
+}
+
 /** Search documents of the entities the floor wrote, sent to the engine in bulk after their rows committed. */
 class FloorIndexer {
   private readonly registry = Registry.load(join(__dirname, '..', 'schema'), 'li');
@@ -215,17 +221,26 @@ async function serve(neo4jUri: string, port: number, searchUrl?: string, indexNa
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         try {
-          const { proposal } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          const parsed = JSON.parse(proposal.aspect.value);
-          const row = rawRow(proposal.entityUrn, proposal.aspectName, parsed, proposal.aspect.value);
-          waiting.push({
-            row,
-            parsed,
-            done: (err) => {
-              const body = err ? JSON.stringify({ status: 500, message: String(err) }) : JSON.stringify({ value: row.urn });
-              res.writeHead(err ? 500 : 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-            },
-          });
+          // ingestProposal ({proposal}) or ingestProposalBatch ({proposals}): answered once every row has committed.
+          const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { proposal?: FloorProposal; proposals?: FloorProposal[] };
+          const proposals = request.proposals ?? [request.proposal!];
+          let pending = proposals.length;
+          let failed: unknown = null;
+          const answer = () => {
+            const body = failed ? JSON.stringify({ status: 500, message: String(failed) }) : JSON.stringify({ value: request.proposals ? proposals.map((p) => p.entityUrn) : proposals[0].entityUrn });
+            res.writeHead(failed ? 500 : 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+          };
+          for (const proposal of proposals) {
+            const parsed = JSON.parse(proposal.aspect.value) as Record<string, unknown>;
+            waiting.push({
+              row: rawRow(proposal.entityUrn, proposal.aspectName, parsed, proposal.aspect.value),
+              parsed,
+              done: (err) => {
+                failed ??= err ?? null;
+                if (--pending === 0) answer();
+              },
+            });
+          }
           pump();
         } catch (err) {
           res.writeHead(400).end(String(err));
