@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import neo4j, { type Driver } from 'neo4j-driver';
@@ -281,8 +281,17 @@ async function writeFloor(b: Backends, prefix: string, indexed: boolean, batches
   }
 }
 
-/** `datahub ingest` of a file of the scenario's MCPs into the datahub-rest sink at `url`, with its default settings. */
-async function datahubIngest(url: string, prefix: string): Promise<RunResult> {
+/** CPU ms of this process's children that have ended (the `datahub` CLI once it exits): cutime + cstime, 10 ms ticks. */
+function endedChildrenCpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/**
+ * `datahub ingest` of a file of the scenario's MCPs into the datahub-rest sink at `url`, with its default settings; also
+ * the CPU the client itself spent per aspect (on this 2-core machine it competes with the service and both backends).
+ */
+async function datahubIngest(url: string, prefix: string): Promise<RunResult & { 'cpu µs/op datahub client': number }> {
   const dir = join(ROOT, '.stack', 'bench-ingest');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `mcps-${prefix}.json`);
@@ -295,6 +304,7 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult> {
   const recipe = join(dir, `recipe-${prefix}.yml`);
   writeFileSync(recipe, `source:\n  type: file\n  config:\n    path: ${file}\nsink:\n  type: datahub-rest\n  config:\n    server: ${url}\n`);
   const started = performance.now();
+  const clientCpuBefore = endedChildrenCpuMs();
   const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
     execFile(join(venv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
       resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
@@ -306,7 +316,8 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult> {
   const failures = /failures['"]?:\s*\[\s*\]/.test(output) || !/failures/.test(output) ? 0 : -1;
   if (!ok) console.error(output.slice(-3000));
   // A run that failed reports no rate (it would be the time to fail).
-  return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: ok ? Math.round((datasets * 5) / seconds) : 0, p50: 0, p95: 0, p99: 0, max: 0 };
+  const clientCpu = Math.round(((endedChildrenCpuMs() - clientCpuBefore) * 1000) / (datasets * 5));
+  return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: ok ? Math.round((datasets * 5) / seconds) : 0, p50: 0, p95: 0, p99: 0, max: 0, 'cpu µs/op datahub client': clientCpu };
 }
 
 /**
