@@ -1,7 +1,8 @@
 // Registrations of the service processes that share this database (src/stores/graph/process-lease.ts); every write
-// transaction reads the peers it must tell before it is acknowledged in `writes/lock` (src/stores/peers). Times are Neo4j's clock (timestamp()), so processes on
-// different hosts compare them on one clock. A process that advertises a peerUrl may serve its cache of latest aspects
-// without asking Neo4j for leaseMs after each renewal; leaseMs as stored includes a margin for clock rates.
+// transaction reads, in `writes/lock`, the peers it must tell before it is acknowledged (src/stores/peers). Times are
+// Neo4j's clock (timestamp()), so processes on different hosts compare them on one clock. A process that advertises a
+// peerUrl may serve its cache of latest aspects without asking Neo4j for leaseMs after each renewal; leaseMs as stored
+// includes a margin for clock rates.
 
 // @name renew
 // Registers or renews a process. Renewals and revocations first lock one shared node, so they run one after another:

@@ -38,11 +38,12 @@ export interface Peer extends PeerEndpoint {
  * Whether this process may serve its cache of latest aspects without asking Neo4j.
  *
  * Every process registers in Neo4j and renews every renewMs (cypher/processes.cypher). One that advertises a peer
- * endpoint holds a lease of leaseMs from the start of each renewal. Every write transaction reads, in its lock statement, the
- * processes whose lease may be running (cypher/writes.cypher `lock`); after committing, and before answering, the writer tells each of them
- * which entities changed (or revokes it, and waits its lease out). A write whose transaction began before a lease
- * started does not know that process: so whenever a lease starts after a lapse, the process bumps its epoch (copies
- * read before are checked again) and trusts nothing it reads until every transaction begun before can have ended.
+ * endpoint holds a lease of leaseMs from the start of each renewal. Every write transaction reads, in its lock statement
+ * (cypher/writes.cypher `lock`), the processes whose lease may be running; after committing, and before answering, the
+ * writer tells each of them which entities changed (or revokes it, and waits its lease out). A write whose transaction
+ * began before a lease started does not know that process: so whenever a lease starts after a lapse, the process bumps
+ * its epoch (copies read before are checked again) and trusts nothing it reads until every transaction begun before can
+ * have ended.
  */
 export class ProcessLease {
   readonly id = randomUUID();
