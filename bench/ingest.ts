@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
 import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
-import { backends, cpuPerOperation, cpuSnapshot, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
+import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
@@ -38,9 +38,6 @@ const profileDir = stringFlag('profile', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
 const warmupRounds = flag('warmup-rounds', 15);
-/** The official client's virtualenv: the one the tests use (test/python/setup-venv.sh installs it once, then names it). */
-let venvPath: string | undefined;
-const venv = () => (venvPath ??= process.env.DATAHUB_VENV ?? execFileSync('bash', [join(ROOT, 'test', 'python', 'setup-venv.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!);
 const PHASES = ['datasetProperties', 'schemaMetadata', 'ownership', 'globalTags', 'upstreamLineage'] as const;
 /** The search field each phase's aspect fills: a sampled write is searchable when its document has it. */
 const FIELD: Record<(typeof PHASES)[number], string> = {
@@ -306,7 +303,7 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult & {
   const started = performance.now();
   const clientCpuBefore = endedChildrenCpuMs();
   const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
-    execFile(join(venv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+    execFile(join(datahubVenv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
       resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
     );
   });

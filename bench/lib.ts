@@ -8,6 +8,12 @@ import { startServers, stopServers, type ServerName } from '../stack';
 
 export const ROOT = join(__dirname, '..');
 
+let venvPath: string | undefined;
+/** The official client's virtualenv, the tests' own (test/python/setup-venv.sh installs it once, then names it); DATAHUB_VENV overrides. */
+export function datahubVenv(): string {
+  return (venvPath ??= process.env.DATAHUB_VENV ?? execFileSync('bash', [join(ROOT, 'test', 'python', 'setup-venv.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!);
+}
+
 export interface Backends {
   neo4jUri: string;
   searchUrl: string;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { backends, flag, report, ROOT, startServiceProcess } from './lib';
+import { backends, datahubVenv, flag, report, startServiceProcess } from './lib';
 
 /**
  * Stateful ingestion of a real source through the official CLI: the generic SQL source (sqlalchemy) on a SQLite file of
@@ -12,7 +12,7 @@ import { backends, flag, report, ROOT, startServiceProcess } from './lib';
  *   npx tsx bench/stateful-ingestion.ts [--tables 300]
  */
 const tables = flag('tables', 300);
-const venv = execFileSync('bash', [join(ROOT, 'test', 'python', 'setup-venv.sh')], { encoding: 'utf8' }).trim().split('\n').pop()!;
+const venv = datahubVenv();
 const python = join(venv, 'bin', 'python');
 
 function sqlite(database: string, script: string): void {
