@@ -8,10 +8,10 @@
 // (its row, each edge's source and target, the entity's outbox stage).
 
 // @name lock
-// $entities = [{urn, entityType, create, all, names, values, columns}] sorted by urn. Bumps each entity's rev (which
-// takes its write lock) and returns its stored aspects: every one when `all`, else those in `names`; `values` = names
-// whose value is needed (patches), `columns` = names whose column-level lineage edges are needed. Entities that are
-// absent and not `create` return no row.
+// $entities = [{urn, entityType, create, all, names, present, values, columns}] sorted by urn. Bumps each entity's rev
+// (which takes its write lock) and returns its stored aspects: every one when `all`, else those in `names` and, without
+// history, those in `present`; `values` = names whose value is needed (patches), `columns` = names whose column-level
+// lineage edges are needed. Entities that are absent and not `create` return no row.
 // replan=skip (here and in `apply`): Neo4j replans a cached statement once the label counts drift (at most once a
 // minute with the stack's settings), and planning `apply` costs it 300-600 ms of CPU per parameter shape; under
 // ingestion that was a tenth of its CPU. Both plans are seeks whatever the counts (test/integration/write-plans.test.ts).
@@ -49,11 +49,15 @@ CALL (x, e) {
   // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each).
   WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn]] AS owned
   OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
-  WHERE x.all OR a.name IN x.names
+  WHERE x.all OR a.name IN x.names OR a.name IN x.present
   WITH owned, a WHERE a IS NOT NULL
-  OPTIONAL MATCH (h:Aspect {urn: x.urn, name: a.name})
-  WHERE h.version > 0
-  WITH owned, a, max(h.version) AS top, count(h) AS history
+  // History only for aspects the group writes: a default that exists is only checked for (one seek fewer per default).
+  CALL (x, a) {
+    WITH x, a WHERE x.all OR a.name IN x.names
+    OPTIONAL MATCH (h:Aspect {urn: x.urn, name: a.name})
+    WHERE h.version > 0
+    RETURN max(h.version) AS top, count(h) AS history
+  }
   CALL (x, a) {
     // Owned edges between schemaField nodes, sought in the relationship index on owner. The hint keeps the plan a seek:
     // planned while the graph had dataset-level lineage but few column edges, Neo4j scanned this index and kept the plan

@@ -18,10 +18,14 @@ const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => 
 describe('write group planning', () => {
   it('locks each entity once, sorted, with every aspect it reads', () => {
     const reqs = lockRequests([[{ ...upsert('a'), urn: 'urn:li:tag:z' }], [upsert('b'), { kind: 'deleteAspect', urn, entityType: 'tag', name: 'x' }]]);
-    expect(reqs.map((r) => [r.urn, r.create, r.names])).toEqual([
-      [urn, true, ['tagProperties', 'tagKey', 'x']],
-      ['urn:li:tag:z', true, ['tagProperties', 'tagKey']],
+    // Defaults are only checked for (`present`: no history read), unless the group also writes them.
+    expect(reqs.map((r) => [r.urn, r.create, r.names, r.present])).toEqual([
+      [urn, true, ['tagProperties', 'x'], ['tagKey']],
+      ['urn:li:tag:z', true, ['tagProperties'], ['tagKey']],
     ]);
+    const key = { ...upsert('k'), name: 'tagKey', defaults: [] };
+    const [both] = lockRequests([[upsert('a')], [key]]);
+    expect([both.names, both.present]).toEqual([['tagProperties', 'tagKey'], []]);
   });
 
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {

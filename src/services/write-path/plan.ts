@@ -16,9 +16,14 @@ export interface LockRequest {
   entityType: string;
   /** Create the entity when absent (upserts); deletes only lock what exists. */
   create: boolean;
-  /** Return every stored aspect (entity deletes), else only `names`. */
+  /** Return every stored aspect (entity deletes), else only `names` and `present`. */
   all: boolean;
   names: string[];
+  /**
+   * Aspects whose existence alone matters: the defaults an upsert adds when absent, which the group does not otherwise
+   * touch. Returned without history, value or edges (lock seeks no history for them).
+   */
+  present: string[];
   /** Aspects whose stored value is returned too (patches). */
   values: string[];
   /** Aspects whose owned column-level lineage edges are returned too. */
@@ -28,7 +33,7 @@ export interface LockRequest {
 export interface StoredAspectState {
   name: string;
   hash: string;
-  /** Highest history version (0: none) and how many there are. */
+  /** Highest history version (0: none) and how many there are; 0 and 0 for `present` aspects (not read). */
   top: number;
   history: number;
   value: string | null;
@@ -188,10 +193,11 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
   for (const unit of units) {
     for (const item of unit) {
       let r = byUrn.get(item.urn);
-      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], values: [], columns: [] }));
+      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], present: [], values: [], columns: [] }));
       if (item.kind === 'upsert') {
         r.create = true;
-        r.names.push(item.name, ...item.defaults.map((d) => d.name));
+        r.names.push(item.name);
+        r.present.push(...item.defaults.map((d) => d.name));
         if (item.patch) r.values.push(item.name);
       } else if (item.kind === 'deleteAspect' || item.kind === 'revert' || item.kind === 'reproject') r.names.push(item.name);
       else r.all = true;
@@ -199,7 +205,8 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
   }
   return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)).map((r) => {
       const names = [...new Set(r.names)];
-      return { ...r, names, values: [...new Set(r.values)], columns: names.filter((n) => COLUMN_LINEAGE_ASPECTS.has(n)) };
+      const present = [...new Set(r.present)].filter((n) => !names.includes(n));
+      return { ...r, names, present, values: [...new Set(r.values)], columns: names.filter((n) => COLUMN_LINEAGE_ASPECTS.has(n)) };
     });
 }
 
@@ -618,5 +625,5 @@ export function rehearsalGroup(namespace: string, now = Date.now()): { requests:
       entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
     };
   };
-  return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], values: ['b'], columns: ['b'] }], plan, now };
+  return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], present: ['k'], values: ['b'], columns: ['b'] }], plan, now };
 }
