@@ -114,10 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /**
  * How far V8 lets the old generation grow past what survived the last full GC before collecting again (0 = V8's own
- * choice, up to 4x). Under batch ingestion about 100 MB survives each full GC (at 10,000 datasets: the search fragment
- * cache ~24 MB, the recent-answer memos ~23 MB, code ~12 MB) while request bodies and bulk requests die in old space.
- * V8's own factor let the process reach 324 MB at 5,000 datasets (bench/ingest.ts c); 100 % keeps it at 221 MB there,
- * 316-339 MB at 10,000. 70 % kept c at 10,000 datasets at 292-301 MB but cost single proposals (a) 10 % of their
+ * choice, up to 4x). Under batch ingestion 70-85 MB survives each full GC (at 10,000 datasets: the recent-answer memos
+ * ~18 MB, code ~11 MB; the search fragment cache, ~24 MB, lives outside the heap) while request bodies and bulk requests
+ * die in old space. V8's own factor let the process reach 324 MB at 5,000 datasets (bench/ingest.ts c); 100 % keeps it
+ * at 221 MB there, 302-309 MB at 10,000. 70 % kept c at 10,000 datasets at 292-301 MB but cost single proposals (a) 10 % of their
  * throughput (3 pairs), so it is an operator's choice, not the default. Read by V8 at every GC, so it applies when set
  * after start.
  */

@@ -48,6 +48,13 @@ describe('FragmentCache', () => {
     expect(names(cache.get(urn, 20))).toEqual({ a: 'read' });
   });
 
+  it('keeps text of any script exact beside other fragments (fragments are stored as UTF-8 bytes)', () => {
+    const cache = new FragmentCache(1 << 20);
+    cache.apply([change({ created: true, rev: 10, set: [['a', () => f('Größe 📈')], ['b', () => f('表')], ['c', () => f('plain')]] })]);
+    cache.apply([change({ previousRev: 10, rev: 11, set: [['b', () => f('ß→表')]] })]);
+    expect(names(cache.get(urn, 11))).toEqual({ a: 'Größe 📈', b: 'ß→表', c: 'plain' });
+  });
+
   it('stays within its size bound', () => {
     const cache = new FragmentCache(1000);
     for (let i = 0; i < 50; i++) cache.put(`${urn}${i}`, 1, new Map([['a', f('x')]]));
