@@ -66,13 +66,7 @@ export class FragmentCache {
   get(urn: string, rev: number): ReadonlyMap<string, AspectFragment> | undefined {
     const entry = this.entries.get(urn);
     if (!entry || entry.rev !== rev) return undefined;
-    const fragments = new Map<string, AspectFragment>();
-    let start = 0;
-    entry.names.forEach((name, i) => {
-      fragments.set(name, unpack(entry.packed.toString('utf8', start, entry.ends[i])));
-      start = entry.ends[i];
-    });
-    return fragments;
+    return new Map([...fragmentsOf(entry)].map(([name, json]) => [name, unpack(json.toString())]));
   }
 
   /** Fragments of every latest aspect of the entity at `rev` (read from Neo4j); an older copy is replaced, a newer one kept. */
