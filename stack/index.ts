@@ -78,6 +78,16 @@ function checkHeap(name: ServerName, heap: string): string {
   return heap;
 }
 
+/**
+ * The servers' environment without the malloc setting the service's launchers give it (`npm start` runs the stack from
+ * the service's process): the JVMs run as `stack/cli.ts` and the benchmarks run them, on their own memory settings.
+ */
+function withoutServiceMallocSetting(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const rest = { ...env };
+  delete rest.MALLOC_ARENA_MAX;
+  return rest;
+}
+
 function uniq(names: ServerName[]): ServerName[] {
   const out: ServerName[] = [];
   for (const n of names) {
@@ -151,7 +161,7 @@ async function launch(req: LaunchRequest): Promise<ServerInfo> {
   try {
     child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
-      env: spec.env,
+      env: withoutServiceMallocSetting(spec.env),
       detached: true, // own process group: survives the caller, stoppable as a group
       stdio: ['ignore', fd, fd],
       uid: spec.user?.uid,
