@@ -38,7 +38,7 @@ describe('write-path plans', () => {
 
   /** Parameters of every statement in cypher/writes.cypher, shaped as the write path sends them. */
   const parameters: Record<string, Record<string, unknown>> = {
-    lock: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], present: ['datasetKey', 'browsePathsV2'], values: [], columns: ['upstreamLineage'] }], now, revFloor: now * 1000, peersOf: 'plan-probe' },
+    lock: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], history: ['upstreamLineage'], present: ['datasetKey', 'browsePathsV2'], values: [], columns: ['upstreamLineage'] }], now, revFloor: now * 1000, peersOf: 'plan-probe' },
     apply: {
       wipes: [{ urn, names: ['upstreamLineage'] }, { urn, names: null }],
       rows: [{ urn, name: 'upstreamLineage', copy: 1, copySystemMetadata: null, history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, horizon: now - 1000, drop: [3], stored: true, latest: value, systemMetadata: '{}' }],

@@ -28,6 +28,15 @@ describe('write group planning', () => {
     expect([both.names, both.present]).toEqual([['tagProperties', 'tagKey'], []]);
   });
 
+  it('counts history only for aspects whose versions the group writes, not for a reprojection alone', () => {
+    const reproject: WriteItem = { kind: 'reproject', urn, entityType: 'tag', name: 'tagProperties', expectedHash: 'h', projected: { edges: [] } };
+    const alone = lockRequests([[reproject], [{ ...reproject, name: 'ownership' }]]);
+    expect(alone.map((r) => [r.names, r.history, r.create])).toEqual([[['tagProperties', 'ownership'], [], false]]);
+    // Beside a write of the same aspect (another request in the same group), its versions are counted.
+    const [beside] = lockRequests([[reproject], [upsert('a')], [{ kind: 'deleteAspect', urn, entityType: 'tag', name: 'x' }]]);
+    expect([beside.names, beside.history]).toEqual([['tagProperties', 'x'], ['tagProperties', 'x']]);
+  });
+
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {
     const locked = stored([
       { name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: ['OwnedBy|u1', 'OwnedBy|u2'], columnEdges: [] },

@@ -20,6 +20,11 @@ export interface LockRequest {
   all: boolean;
   names: string[];
   /**
+   * Those of `names` whose history versions are counted too (upserts, deletes and reverts number, drop or restore
+   * versions); a reprojection needs only the latest value's hash and edges (one index seek fewer per aspect).
+   */
+  history: string[];
+  /**
    * Aspects whose existence alone matters: the defaults an upsert adds when absent, which the group does not otherwise
    * touch. Returned without history, value or edges (lock seeks no history for them).
    */
@@ -33,7 +38,7 @@ export interface LockRequest {
 export interface StoredAspectState {
   name: string;
   hash: string;
-  /** Highest history version (0: none) and how many there are; 0 and 0 for `present` aspects (not read). */
+  /** Highest history version (0: none) and how many there are; 0 and 0 when not read (`present`, not in `history`). */
   top: number;
   history: number;
   value: string | null;
@@ -193,20 +198,24 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
   for (const unit of units) {
     for (const item of unit) {
       let r = byUrn.get(item.urn);
-      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], present: [], values: [], columns: [] }));
+      if (!r) byUrn.set(item.urn, (r = { urn: item.urn, entityType: item.entityType, create: false, all: false, names: [], history: [], present: [], values: [], columns: [] }));
       if (item.kind === 'upsert') {
         r.create = true;
         r.names.push(item.name);
+        r.history.push(item.name);
         r.present.push(...item.defaults.map((d) => d.name));
         if (item.patch) r.values.push(item.name);
-      } else if (item.kind === 'deleteAspect' || item.kind === 'revert' || item.kind === 'reproject') r.names.push(item.name);
+      } else if (item.kind === 'deleteAspect' || item.kind === 'revert') {
+        r.names.push(item.name);
+        r.history.push(item.name);
+      } else if (item.kind === 'reproject') r.names.push(item.name);
       else r.all = true;
     }
   }
   return [...byUrn.values()].sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)).map((r) => {
       const names = [...new Set(r.names)];
       const present = [...new Set(r.present)].filter((n) => !names.includes(n));
-      return { ...r, names, present, values: [...new Set(r.values)], columns: names.filter((n) => COLUMN_LINEAGE_ASPECTS.has(n)) };
+      return { ...r, names, history: [...new Set(r.history)], present, values: [...new Set(r.values)], columns: names.filter((n) => COLUMN_LINEAGE_ASPECTS.has(n)) };
     });
 }
 
@@ -625,5 +634,5 @@ export function rehearsalGroup(namespace: string, now = Date.now()): { requests:
       entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
     };
   };
-  return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], present: ['k'], values: ['b'], columns: ['b'] }], plan, now };
+  return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], history: ['b'], present: ['k'], values: ['b'], columns: ['b'] }], plan, now };
 }
