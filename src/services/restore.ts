@@ -34,7 +34,16 @@ export interface RestoreResult extends RestoreCounts {
   lastUrn: string | null;
 }
 
+/**
+ * Per entity type, its index check in a restore run (created, mapped, or rebuilt when outdated): one check per type even
+ * when batches running at once meet the type together.
+ */
+type IndexChecks = Map<string, Promise<void>>;
+
 type Filters = Pick<RestorePageQuery, 'urn' | 'aspect' | 'urnRegex' | 'from' | 'to'>;
+
+/** Batches restoreAll restores at once. */
+const PAGES_IN_FLIGHT = 2;
 
 /** Search documents built between two turns of the event loop (about 5 ms of work). */
 const DOCUMENTS_PER_SLICE = 100;
@@ -130,27 +139,41 @@ export class RestoreService {
   }
 
   /**
-   * Everything matching, batch after batch by urn (the CLI and the benchmark). The next batch is read while the
-   * current one is written.
+   * Everything matching, batch after batch by urn (the CLI and the benchmark). Two batches are restored at once and the
+   * next one is read meanwhile: a batch waits on Neo4j and the engine in turn (lock, plan, apply, commit beside
+   * documents and bulk), and the other fills those waits. Batches are disjoint, so their transactions never meet on an
+   * entity; totals are reported in urn order.
    */
   async restoreAll(request: Omit<RestoreRequest, 'start'>, onBatch: (totals: RestoreCounts) => void = () => undefined): Promise<RestoreCounts> {
     const started = performance.now();
     const filters = this.filters(request);
     const batchSize = request.batchSize ?? 1000;
- const read = (after: string) => this.store.page({ ...filters, from: after > filters.from ? after : filters.from, after, skip: 0, limit: batchSize });
+    const read = (after: string) => this.store.page({ ...filters, from: after > filters.from ? after : filters.from, after, skip: 0, limit: batchSize });
     const totals = zero();
     // Each entity type's index is checked once per run, not once per batch (a round trip and the whole mapping each).
-    const checked = new Set<string>();
-    let next: Promise<RestoreEntity[]> = read('');
-    for (;;) {
-      const page = await next;
-      if (page.length === 0) break;
-      next = page.length < batchSize ? Promise.resolve([]) : read(page[page.length - 1].urn);
-      next.catch(() => undefined); // a failure surfaces when awaited
-      const counts = await this.restorePage(page, filters.aspect, checked);
+    const checks: IndexChecks = new Map();
+    const add = (counts: RestoreCounts) => {
       for (const key of ['entitiesRead', 'rowsRead', 'documentsWritten', 'edgesWritten', 'ignored'] as const) totals[key] += counts[key];
       totals.timeTakenMs = Math.round(performance.now() - started);
       onBatch({ ...totals });
+    };
+    const inFlight: Promise<RestoreCounts>[] = [];
+    try {
+      let next: Promise<RestoreEntity[]> = read('');
+      for (;;) {
+        const page = await next;
+        if (page.length === 0) break;
+        next = page.length < batchSize ? Promise.resolve([]) : read(page[page.length - 1].urn);
+        next.catch(() => undefined); // a failure surfaces when awaited
+        const restoring = this.restorePage(page, filters.aspect, checks);
+        restoring.catch(() => undefined); // awaited below, in order
+        inFlight.push(restoring);
+        if (inFlight.length >= PAGES_IN_FLIGHT) add(await inFlight.shift()!);
+      }
+      while (inFlight.length > 0) add(await inFlight.shift()!);
+    } finally {
+      // A failed batch is reported once the other has settled: nothing of the run keeps going behind its error.
+      await Promise.allSettled(inFlight);
     }
     await this.engine.refresh(this.names.allEntities());
     totals.timeTakenMs = Math.round(performance.now() - started);
@@ -171,8 +194,8 @@ export class RestoreService {
     return { urn, aspect, urnRegex: pattern?.regex ?? null, from, to: urn ? `${urn}\u0000` : prefixEnd(from) };
   }
 
-  /** `checked`: entity types whose indices this run has checked already (and adds those it checks). */
-  private async restorePage(page: RestoreEntity[], aspectFilter: string | null, checked = new Set<string>()): Promise<RestoreCounts> {
+  /** `checks`: the index check of each entity type this run has met, shared by its batches (and added to). */
+  private async restorePage(page: RestoreEntity[], aspectFilter: string | null, checks: IndexChecks = new Map()): Promise<RestoreCounts> {
     const counts = zero();
     const reprojections: Extract<WriteItem, { kind: 'reproject' }>[] = [];
     const indexed: { spec: EntitySpec; entity: RestoreEntity; values: Map<string, Record<string, unknown>> }[] = [];
@@ -221,11 +244,9 @@ export class RestoreService {
           documents.push({ op: 'index', index: this.names.entity(spec.name), id: entity.urn, doc: buildDocument(this.registry, spec, entity.urn, values), version: entity.rev });
         }
       }
-      const unchecked = new Set(indexed.map(({ spec }) => spec.name).filter((type) => !checked.has(type)));
-      if (unchecked.size > 0) {
-        await this.indices.ensureIndices(unchecked, { recheck: true });
-        for (const type of unchecked) checked.add(type);
-      }
+      const types = new Set(indexed.map(({ spec }) => spec.name));
+      for (const type of types) if (!checks.has(type)) checks.set(type, this.indices.ensureIndices([type], { recheck: true }));
+      await Promise.all([...types].map((type) => checks.get(type)));
       return this.engine.bulk(documents);
     })();
     // Both settle before either's failure is reported: nothing of a failed page keeps running behind its error.

@@ -198,6 +198,25 @@ describe('administrative operations: task status and restoreIndices', () => {
       for (const urn of page) expect(await outgoing(urn)).toEqual([`OwnedBy ${s.urns.user}`, `TaggedWith ${pageTag}`]);
     });
 
+    it('`npm run restore` restores batch after batch, two at once: every document and edge, totals in urn order', async () => {
+      await dropIndex('datasetindex_v2');
+      await dropEdges(page);
+      const { stdout } = await run('npx', ['tsx', 'src/cli/restore.ts', '--urnLike', pagePattern, '--batchSize', '2'], {
+        cwd: ROOT,
+        env: { ...process.env, NEO4J_URI: process.env.TEST_NEO4J_URI, SEARCH_URL: engineUrl('opensearch'), SEARCH_ENGINE: 'opensearch', SEARCH_INDEX_PREFIX: PREFIX, LOG_LEVEL: 'warn' },
+        timeout: 120_000,
+      });
+      // One progress line per batch of 2 (5 entities: 2, 4, 5), in order although two batches ran at once.
+      expect([...stdout.matchAll(/^(\d+) entities, \d+ aspects, (\d+) documents, (\d+) edges/gm)].map((m) => m.slice(1).map(Number))).toEqual([
+        [2, 2, 4],
+        [4, 4, 8],
+        [5, 5, 10],
+      ]);
+      expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ entitiesRead: 5, rowsRead: 5 * 6, documentsWritten: 5, edgesWritten: 5 * 2, ignored: 0 });
+      for (const urn of page) expect(await outgoing(urn)).toEqual([`OwnedBy ${s.urns.user}`, `TaggedWith ${pageTag}`]);
+      expect((await search('dataset', `page_${id}*`)).urns).toEqual([...page].sort());
+    });
+
     it('gives the same search answers after every index is dropped and `npm run restore -- --all` rebuilds them', async () => {
       await restore({ urnLike: pagePattern });
       await restore({ urn: s.urns.dataset });
