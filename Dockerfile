@@ -4,7 +4,7 @@ WORKDIR /app
 ENV NODE_ENV=production
 # Two malloc arenas instead of glibc's eight per core: memory the service allocates outside the V8 heap (socket
 # buffers, the search fragment cache) fragments less across threads; batch ingestion of 10,000 datasets peaked 11 MB
-# lower, at no CPU cost (README, "Memory"). npm start and npm run serve set the same.
+# lower, at no CPU cost (README, Configuration). npm start and npm run serve set the same.
 ENV MALLOC_ARENA_MAX=2
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts=false && npm cache clean --force
