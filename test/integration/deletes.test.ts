@@ -213,7 +213,17 @@ describe('deletes', () => {
       const [live, gone] = [urn(`${id}_live`), urn(`${id}_gone`)];
       for (const u of [live, gone]) await ingest(u, 'datasetProperties', { name: u });
       await ingest(gone, 'status', { removed: true });
+      // The CLI finds soft-deleted entities by search: wait until the index has `gone` soft-deleted (not only `live`
+      // alone in the default view, which also holds while `gone` is not indexed yet).
       await eventuallyFound(id, [live]);
+      const softDeleted = { or: [{ and: [{ field: 'removed', value: 'true', condition: 'EQUAL' }] }] };
+      let softDeletedFound: string[] = [];
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        const res = await svc.call('POST', '/entities?action=searchAcrossEntities', { input: id, entities: ['dataset'], start: 0, count: 10, filter: softDeleted });
+        softDeletedFound = (res.body.value.entities as { entity: string }[]).map((e) => e.entity);
+        if (softDeletedFound.length > 0) break;
+      }
+      expect(softDeletedFound).toEqual([gone]);
       const run = await client.cli(['delete', '--platform', platform, '--only-soft-deleted', '--hard', '-f'], { env: await tokenEnv() });
       expect(run.code).toBe(0);
       expect(run.stdout + run.stderr).toMatch(/Hard deleted 1 entities/);
