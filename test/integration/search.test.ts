@@ -177,6 +177,10 @@ describe.each<[EngineName, Record<string, string>]>([
     await ingest(target, 'status', { removed: true });
     await svc.indexer.waitUntilIndexed([target]);
     expect((await search(`b4_${id}`)).entities).toEqual([]);
+    // As in DataHub, a filter that says what `removed` must be replaces the default: it finds the soft-deleted one.
+    const removed = (value: string, negated = false) => ({ or: [{ and: [{ field: 'removed', value, condition: 'EQUAL', negated }] }] });
+    expect((await search(`b4_${id}`, removed('true'))).entities).toEqual([target]);
+    expect((await search(`b4_${id}`, removed('true', true))).entities).toEqual([]);
     const browse = await svc.call('POST', '/entities?action=browse', { path: `/t_${id}`, entity: 'dataset', start: 0, limit: 10 });
     expect(browse.body.value.entities).toEqual([]);
     expect(browse.body.value.metadata.totalNumEntities).toBe(3);

@@ -4,7 +4,7 @@ import type { Registry } from '../../model/registry';
 import type { Body, MultiSearchRequest, SearchHit, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
-import { facetAggregations, filterQuery, NOT_REMOVED, queriedFields, SearchSchema, textQuery, type Criterion, type FacetLocation, type Filter } from './query-builder';
+import { facetAggregations, filterQuery, namesRemoved, NOT_REMOVED, queriedFields, SearchSchema, textQuery, type Criterion, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
 const WINDOW = 10_000;
@@ -174,7 +174,7 @@ export class AcrossEntitiesSearch {
     const schemas = new Map(types.map((t) => [t, this.schema(t)]));
     const filter = this.normalizeFilter(request.filter);
     // DataHub hides soft-deleted entities unless asked for them, or unless the filter itself says what `removed` must be.
-    const softDeleteDefault = !request.includeSoftDeleted && !filter.some((g) => g.some((c) => c.field === 'removed' || c.field === 'removed.keyword'));
+    const softDeleteDefault = !request.includeSoftDeleted && !namesRemoved(filter);
     // Types whose text query and filter come out the same share one clause.
     const clauses = new Map<string, { types: string[]; text: Body; filter: Body | null }>();
     for (const [type, schema] of schemas) {

@@ -409,6 +409,11 @@ export function parseFilter(raw: unknown): Filter {
 /** Soft-deleted entities never appear. */
 export const NOT_REMOVED: Body = { bool: { must_not: [{ term: { removed: true } }] } };
 
+/** Whether a filter says what `removed` must be: it then replaces the default that hides soft-deleted entities. */
+export function namesRemoved(filter: Filter): boolean {
+  return filter.some((group) => group.some((c) => c.field === 'removed' || c.field === 'removed.keyword'));
+}
+
 /** Lucene regular expression escaping for terms-aggregation `include` patterns. */
 export function escapeRegex(value: string): string {
   return value.replace(/[.?+*|{}[\]()"\\#@&<>~]/g, (c) => `\\${c}`);

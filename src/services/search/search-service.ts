@@ -5,7 +5,7 @@ import type { Body, SearchEngine, SearchResult } from '../../stores/search/engin
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
 import { queryParts } from './text-analysis';
-import { escapeRegex, facetAggregations, filterQuery, NOT_REMOVED, parseFilter, queriedFields, SearchSchema, textQuery, type FacetLocation, type Filter } from './query-builder';
+import { escapeRegex, facetAggregations, filterQuery, namesRemoved, NOT_REMOVED, parseFilter, queriedFields, SearchSchema, textQuery, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
 const WINDOW = 10_000;
@@ -84,8 +84,10 @@ export class SearchService {
     const whole = filterQuery(filter, schema);
     const { aggs, facets, filterInQuery } = facetAggregations(filter, schema);
     const text = textQuery(request.input ?? '*', schema);
+    // DataHub hides soft-deleted entities unless the filter itself says what `removed` must be.
+    const hidden = namesRemoved(filter) ? [] : [NOT_REMOVED];
     const body: Body = {
-      query: { bool: { must: [text], filter: filterInQuery && whole ? [NOT_REMOVED, whole] : [NOT_REMOVED] } },
+      query: { bool: { must: [text], filter: filterInQuery && whole ? [...hidden, whole] : hidden } },
       ...(!filterInQuery && whole ? { post_filter: whole } : {}),
       aggs,
       sort: ['_score', { urn: 'asc' }],
