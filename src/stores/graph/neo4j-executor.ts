@@ -83,13 +83,7 @@ export function commitWithoutStackCapture(): void {
   if (proto.__commitPatched) return;
   const commit = proto.commit;
   proto.commit = function (this: Transaction) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      return commit.call(this);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    return withStackTracesOff(() => commit.call(this));
   };
   proto.__commitPatched = true;
 }
@@ -99,17 +93,18 @@ export function commitWithoutStackCapture(): void {
  * per cent of the service's CPU on the write path. A failed statement still carries Neo4j's code and message.
  */
 function withoutStackCapture(tx: ManagedTransaction): ManagedTransaction {
-  return {
-    run: (...args: Parameters<ManagedTransaction['run']>) => {
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        return tx.run(...args);
-      } finally {
-        Error.stackTraceLimit = limit;
-      }
-    },
-  } as ManagedTransaction;
+  return { run: (...args: Parameters<ManagedTransaction['run']>) => withStackTracesOff(() => tx.run(...args)) } as ManagedTransaction;
+}
+
+/** Runs a driver call that builds a Result with no stack captured, then turns stack traces back on. */
+function withStackTracesOff<T>(call: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return call();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** A statement found a node gone that it had matched, because another transaction deleted it meanwhile. */
