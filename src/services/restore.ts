@@ -194,57 +194,71 @@ export class RestoreService {
     return { urn, aspect, urnRegex: pattern?.regex ?? null, from, to: urn ? `${urn}\u0000` : prefixEnd(from) };
   }
 
+  /**
+   * One entity of a page: counts its rows, parses its latest values and adds a reprojection for each aspect whose
+   * stored edges differ from what its value projects. Null when nothing of it is indexed.
+   */
+  private readEntity(
+    entity: RestoreEntity,
+    aspectFilter: string | null,
+    counts: RestoreCounts,
+    reprojections: Extract<WriteItem, { kind: 'reproject' }>[],
+  ): { spec: EntitySpec; values: Map<string, Record<string, unknown>> } | null {
+    counts.entitiesRead++;
+    const spec = this.registry.entities.get(entity.entityType ?? tryParseUrn(entity.urn)?.entityType ?? '');
+    const selected = (name: string) => aspectFilter === null || name === aspectFilter;
+    counts.rowsRead += entity.aspects.filter((a) => selected(a.name)).length;
+    if (!spec) {
+      counts.ignored += entity.aspects.filter((a) => selected(a.name)).length;
+      return null;
+    }
+    const values = new Map<string, Record<string, unknown>>();
+    const owned = ownedEdges(entity);
+    for (const row of entity.aspects) {
+      const aspect = this.registry.aspects.get(row.name);
+      let value: unknown = null;
+      try {
+        value = JSON.parse(row.value);
+      } catch {
+        /* unreadable: ignored below */
+      }
+      if (!aspect || aspect.timeseries || !spec.aspects.has(row.name) || !isObject(value)) {
+        if (selected(row.name)) counts.ignored++;
+        continue;
+      }
+      values.set(row.name, value);
+      if (selected(row.name) && (aspect.relationships.length > 0 || aspect.behaviour?.columnEdges)) {
+        const projected = this.writes.projectEdges(row.name, value);
+        // Already exactly right when read (the value and the edges came from one statement): nothing to write. Were
+        // either changed since, by a write that made its own edges.
+        if (sameEdges(projected, owned.get(row.name))) counts.edgesWritten += edgeCount(projected);
+        else reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
+      }
+    }
+    return values.size > 0 ? { spec, values } : null;
+  }
+
   /** `checks`: the index check of each entity type this run has met, shared by its batches (and added to). */
   private async restorePage(page: RestoreEntity[], aspectFilter: string | null, checks: IndexChecks = new Map()): Promise<RestoreCounts> {
     const counts = zero();
     const reprojections: Extract<WriteItem, { kind: 'reproject' }>[] = [];
-    const indexed: { spec: EntitySpec; entity: RestoreEntity; values: Map<string, Record<string, unknown>> }[] = [];
-    for (const entity of page) {
-      counts.entitiesRead++;
-      const spec = this.registry.entities.get(entity.entityType ?? tryParseUrn(entity.urn)?.entityType ?? '');
-      const selected = (name: string) => aspectFilter === null || name === aspectFilter;
-      counts.rowsRead += entity.aspects.filter((a) => selected(a.name)).length;
-      if (!spec) {
-        counts.ignored += entity.aspects.filter((a) => selected(a.name)).length;
-        continue;
+    const documents: BulkOperation[] = [];
+    const types = new Set<string>();
+    // One pass per entity, its document built as soon as its values are parsed: the parsed values die young (held
+    // for the whole page, every scavenge copied them, and most of the restore's GC time was that). In slices, each
+    // after a turn of the event loop, so the other page's round trips go on meanwhile.
+    for (let from = 0; from < page.length; from += DOCUMENTS_PER_SLICE) {
+      if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const entity of page.slice(from, from + DOCUMENTS_PER_SLICE)) {
+        const read = this.readEntity(entity, aspectFilter, counts, reprojections);
+        if (!read) continue;
+        const { spec, values } = read;
+        documents.push({ op: 'index', index: this.names.entity(spec.name), id: entity.urn, doc: buildDocument(this.registry, spec, entity.urn, values), version: entity.rev });
+        types.add(spec.name);
       }
-      const values = new Map<string, Record<string, unknown>>();
-      const owned = ownedEdges(entity);
-      for (const row of entity.aspects) {
-        const aspect = this.registry.aspects.get(row.name);
-        let value: unknown = null;
-        try {
-          value = JSON.parse(row.value);
-        } catch {
-          /* unreadable: ignored below */
-        }
-        if (!aspect || aspect.timeseries || !spec.aspects.has(row.name) || !isObject(value)) {
-          if (selected(row.name)) counts.ignored++;
-          continue;
-        }
-        values.set(row.name, value);
-        if (selected(row.name) && (aspect.relationships.length > 0 || aspect.behaviour?.columnEdges)) {
-          const projected = this.writes.projectEdges(row.name, value);
-          // Already exactly right when read (the value and the edges came from one statement): nothing to write. Were
-          // either changed since, by a write that made its own edges.
-          if (sameEdges(projected, owned.get(row.name))) counts.edgesWritten += edgeCount(projected);
-          else reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
-        }
-      }
-      if (values.size > 0) indexed.push({ spec, entity, values });
     }
-    // The edges' transaction first: the documents are built while it runs.
     const reprojected = this.writes.submit(reprojections);
     const indexing = (async () => {
-      // Built in slices, each after a turn of the event loop: the transaction's round trips go on meanwhile.
-      const documents: BulkOperation[] = [];
-      for (let from = 0; from < indexed.length; from += DOCUMENTS_PER_SLICE) {
-        await new Promise((resolve) => setImmediate(resolve));
-        for (const { spec, entity, values } of indexed.slice(from, from + DOCUMENTS_PER_SLICE)) {
-          documents.push({ op: 'index', index: this.names.entity(spec.name), id: entity.urn, doc: buildDocument(this.registry, spec, entity.urn, values), version: entity.rev });
-        }
-      }
-      const types = new Set(indexed.map(({ spec }) => spec.name));
       for (const type of types) if (!checks.has(type)) checks.set(type, this.indices.ensureIndices([type], { recheck: true }));
       await Promise.all([...types].map((type) => checks.get(type)));
       return this.engine.bulk(documents);
