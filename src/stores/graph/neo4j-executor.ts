@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import neo4j, { isRetryableError, Transaction, type Driver, type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Logger } from 'pino';
@@ -88,6 +89,41 @@ export function commitWithoutStackCapture(): void {
   proto.__commitPatched = true;
 }
 
+interface MapUnpacker {
+  unpack(buffer: unknown, hydrateStructure: unknown): unknown;
+  _unpackMapWithSize(size: number, buffer: unknown, hydrateStructure: unknown): Record<string, unknown>;
+  __mapsPatched?: boolean;
+}
+
+/**
+ * The driver decodes every map it receives (a row's aspects, a lock's per-aspect state) with one `Object.defineProperty`
+ * per key, to keep a key named `__proto__` from replacing the object's prototype: ~230 ns more per key than a plain
+ * store (300,000 maps of 7 keys: 585 ms against 183), and restoring 20,000 datasets decodes ~840,000 keys. Keys are
+ * stored plainly here and `__proto__` alone is still defined. The driver's own packstream module (resolved from where
+ * `neo4j-driver` is, so it is the copy the driver loads); a driver whose internals differ is left as it is.
+ */
+export function decodeMapsByAssignment(): void {
+  let unpacker: MapUnpacker | undefined;
+  try {
+    const driverRequire = createRequire(require.resolve('neo4j-driver'));
+    unpacker = (driverRequire('neo4j-driver-bolt-connection/lib/packstream/packstream-v1.js') as { Unpacker?: { prototype: MapUnpacker } }).Unpacker?.prototype;
+  } catch {
+    return;
+  }
+  if (!unpacker || unpacker.__mapsPatched || typeof unpacker._unpackMapWithSize !== 'function' || typeof unpacker.unpack !== 'function') return;
+  unpacker._unpackMapWithSize = function (this: MapUnpacker, size, buffer, hydrateStructure) {
+    const value: Record<string, unknown> = {};
+    for (let i = 0; i < size; i++) {
+      const key = this.unpack(buffer, hydrateStructure) as string;
+      const unpacked = this.unpack(buffer, hydrateStructure);
+      if (key === '__proto__') Object.defineProperty(value, key, { value: unpacked, writable: true, enumerable: true, configurable: true });
+      else value[key] = unpacked;
+    }
+    return value;
+  };
+  unpacker.__mapsPatched = true;
+}
+
 /**
  * tx.run captures the caller's stack eagerly for its errors, and formatting it through source maps (tsx) cost several
  * per cent of the service's CPU on the write path. A failed statement still carries Neo4j's code and message.
@@ -128,6 +164,7 @@ export class Neo4jExecutor {
     const auth = options.user ? neo4j.auth.basic(options.user, options.password) : undefined;
     disableNagleForDriverSockets();
     commitWithoutStackCapture();
+    decodeMapsByAssignment();
     this.driver = neo4j.driver(options.uri, auth, {
       connectionTimeout: options.timeoutMs,
       connectionAcquisitionTimeout: options.timeoutMs,
