@@ -1,4 +1,4 @@
-import { lockRequests, planGroup, type LockedEntity, type WriteItem } from '../../src/services/write-path/plan';
+import { applyParameters, lockRequests, planGroup, planLocked, type LockedEntity, type WriteItem } from '../../src/services/write-path/plan';
 
 const urn = 'urn:li:tag:t';
 const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem, { kind: 'upsert' }> => ({
@@ -35,6 +35,18 @@ describe('write group planning', () => {
     // Beside a write of the same aspect (another request in the same group), its versions are counted.
     const [beside] = lockRequests([[reproject], [upsert('a')], [{ kind: 'deleteAspect', urn, entityType: 'tag', name: 'x' }]]);
     expect([beside.names, beside.history]).toEqual([['tagProperties', 'x'], ['tagProperties', 'x']]);
+  });
+
+  it('sends a new edge as its source node and target position only (the urns it was sorted by stay behind)', () => {
+    const locked = stored([{ name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] }]);
+    const { plan } = planLocked([[upsert('a', ['u2', 'u1'])]])(locked);
+    expect(plan.createEdges).toEqual([
+      { node: 'n1', aspect: 'tagProperties', type: 'OwnedBy', t: 0, isLineage: false },
+      { node: 'n1', aspect: 'tagProperties', type: 'OwnedBy', t: 1, isLineage: false },
+    ]);
+    expect(plan.targets).toEqual([{ urn: 'u1', type: 'corpuser' }, { urn: 'u2', type: 'corpuser' }]);
+    const columns = applyParameters({ ...planGroup([], locked).plan, createColumnEdges: [{ owner: urn, aspect: 'a', source: 'f1', target: 'f2', s: 0, t: 1 }] });
+    expect(columns.createColumnEdges).toEqual([{ owner: urn, aspect: 'a', s: 0, t: 1 }]);
   });
 
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {

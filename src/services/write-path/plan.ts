@@ -1,6 +1,6 @@
 import { status } from '../../model/aspects';
 import { makeUrn } from '../../model/urn';
-import type { LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
+import type { ApplyParams, LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
 import { indexedRunOf } from './prepare';
 
@@ -296,6 +296,19 @@ const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`
  * unit its outcomes or the error that left it out, and every locked entity's change for the publish stage (changed
  * or not: the lock bumped each one's rev).
  */
+/**
+ * The plan as `writes/apply` reads it. A new edge is created from its source's node to its target's position in
+ * `targets`: the urns the plan sorts it by (80-150 bytes each) are not sent. The driver packs every string with an
+ * allocation and a copy, and a restore page creates thousands of edges.
+ */
+export function applyParameters(plan: GroupPlan): ApplyParams {
+  return {
+    ...plan,
+    createEdges: plan.createEdges.map(({ node, aspect, type, t, isLineage }) => ({ node, aspect, type, t, isLineage })),
+    createColumnEdges: plan.createColumnEdges.map(({ owner, aspect, s, t }) => ({ owner, aspect, s, t })),
+  };
+}
+
 export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, { outcomes: (ItemOutcome[] | unknown)[]; writes: () => CommittedWrite[] }> {
   return (locked) => {
     const { plan, outcomes, failed, writes } = planGroup(units, locked);
@@ -309,7 +322,7 @@ export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, 
         created: l.created,
       }));
     };
-    return { plan, result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed } };
+    return { plan: applyParameters(plan), result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed } };
   };
 }
 
@@ -613,14 +626,14 @@ function splitColumnEdge(key: string): ColumnEdge {
  * A group that uses every write statement, on a scratch entity, shaped like a real one (Neo4j keys its plan cache by
  * parameter types): the service rehearses it, rolled back, before its first writes (AspectStore.prepareWrites).
  */
-export function rehearsalGroup(namespace: string, now = Date.now()): { requests: LockRequest[]; plan: (locked: Map<string, LockedEntity>) => GroupPlan; now: number } {
+export function rehearsalGroup(namespace: string, now = Date.now()): { requests: LockRequest[]; plan: (locked: Map<string, LockedEntity>) => ApplyParams; now: number } {
   const urn = makeUrn(namespace, 'corpuser', ['__write_path_rehearsal__']);
   const dataset = makeUrn(namespace, 'dataset', [makeUrn(namespace, 'dataPlatform', ['rehearsal']), 't', 'PROD']);
   const field = (n: number) => makeUrn(namespace, 'schemaField', [dataset, `c${n}`]);
   const value = { value: '{}', hash: 'h', createdTime: now, createdActor: urn };
-  const plan = (locked: Map<string, LockedEntity>): GroupPlan => {
+  const plan = (locked: Map<string, LockedEntity>): ApplyParams => {
     const node = locked.get(urn)?.node ?? null;
-    return {
+    return applyParameters({
       wipes: [{ urn, node, names: ['a'] }, { urn, node, names: null }],
       rows: [
         { urn, node, name: 'b', copy: 1, copySystemMetadata: '{}', history: [{ ...value, version: 2, systemMetadata: '{}' }], cut: 1, horizon: now - 1000, drop: [3], stored: true, latest: value, systemMetadata: '{}', runId: 'r', lastObserved: now },
@@ -632,7 +645,7 @@ export function rehearsalGroup(namespace: string, now = Date.now()): { requests:
       createEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(1), t: 0, isLineage: false }],
       createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2), s: 0, t: 1 }],
       entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
-    };
+    });
   };
   return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], history: ['b'], present: ['k'], values: ['b'], columns: ['b'] }], plan, now };
 }
