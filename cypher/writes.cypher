@@ -75,7 +75,7 @@ CALL (x, e) {
                   edges: [o IN owned WHERE o[0] = a.name | o[1]],
                   columnEdges: columnEdges}) AS aspects
 }
-RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, aspects, peers
+RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, e.placeholder IS NOT NULL AS placeholder, aspects, peers
 
 // @name apply
 // The whole plan in one statement (one round trip, and one statement's fixed cost in Neo4j and the driver instead of up

@@ -13,7 +13,7 @@ const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem
   defaults: [{ name: 'tagKey', value: () => ({ value: '{"name":"t"}', hash: 'k', edges: [] }) }],
   projected: { value, hash: `h${value}`, edges: edges.map((target) => ({ type: 'OwnedBy', target, targetType: 'corpuser', isLineage: false })) },
 });
-const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, aspects }]]);
+const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, placeholder: false, aspects }]]);
 
 describe('write group planning', () => {
   it('locks each entity once, sorted, with every aspect it reads', () => {
@@ -47,6 +47,22 @@ describe('write group planning', () => {
     expect(plan.targets).toEqual([{ urn: 'u1', type: 'corpuser' }, { urn: 'u2', type: 'corpuser' }]);
     const columns = applyParameters({ ...planGroup([], locked).plan, createColumnEdges: [{ owner: urn, aspect: 'a', source: 'f1', target: 'f2', s: 0, t: 1 }] });
     expect(columns.createColumnEdges).toEqual([{ owner: urn, aspect: 'a', s: 0, t: 1 }]);
+  });
+
+  it("gives apply's entity stage a row only for an entity it has something to do to", () => {
+    const tagProperties = { name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] };
+    const reproject: WriteItem = { kind: 'reproject', urn, entityType: 'tag', name: 'tagProperties', expectedHash: 'ha', projected: { edges: [{ type: 'OwnedBy', target: 'u1', targetType: 'corpuser', isLineage: false }] } };
+    // A reprojection rewrites edges and changes nothing of the entity: its edge goes, no entity row.
+    const reprojected = planGroup([[reproject]], stored([tagProperties])).plan;
+    expect([reprojected.createEdges.length, reprojected.entities]).toEqual([1, []]);
+    // The same value again (a re-run): no row either.
+    expect(planGroup([[{ ...upsert('a'), projected: { value: 'a', hash: 'ha', edges: [] } }]], stored([tagProperties])).plan.entities).toEqual([]);
+    // A placeholder flag left on an entity that has aspects is cleared.
+    const flagged = new Map([[urn, { ...stored([tagProperties]).get(urn)!, placeholder: true }]]);
+    expect(planGroup([[reproject]], flagged).plan.entities.map((e) => [e.urn, e.changed, e.hasAspects])).toEqual([[urn, false, true]]);
+    // A change, and a created entity, keep theirs.
+    expect(planGroup([[upsert('b')]], stored([tagProperties])).plan.entities.map((e) => e.changed)).toEqual([true]);
+    expect(planGroup([[upsert('b')]], new Map([[urn, { ...stored([]).get(urn)!, created: true }]])).plan.entities.map((e) => e.wiped)).toEqual([true]);
   });
 
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {
@@ -87,7 +103,7 @@ describe('write group planning', () => {
         { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
         { name: 'ownership', hash: 'ho', top: 0, history: 0, value: null, edges: [], columnEdges: [] },
       ]),
-      [other, { urn: other, node: 'n2', rev: 1, previousRev: 0, created: false, aspects: [{ name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] }] }],
+      [other, { urn: other, node: 'n2', rev: 1, previousRev: 0, created: false, placeholder: false, aspects: [{ name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] }] }],
     ]);
     const { writes } = planGroup(
       [
@@ -109,7 +125,7 @@ describe('the soft-delete flag in a write plan', () => {
     defaults: [],
     projected: { value: JSON.stringify({ removed }), hash: `s${removed}`, parsed: { removed }, edges: [] },
   });
-  const flag = (units: WriteItem[][], aspects: LockedEntity['aspects'] = []) => planGroup(units, stored(aspects)).plan.entities[0].removed;
+  const flag = (units: WriteItem[][], aspects: LockedEntity['aspects'] = []) => planGroup(units, stored(aspects)).plan.entities[0]?.removed ?? null;
   const storedStatus = { name: 'status', hash: 'strue', top: 1, history: 1, value: null, edges: [], columnEdges: [] };
   const survivor = (removed: boolean) => ({ version: 1, projected: { value: JSON.stringify({ removed }), hash: `s${removed}`, edges: [] }, createdTime: 0, createdActor: 'urn:li:corpuser:a', systemMetadata: '{}' });
 
@@ -150,7 +166,7 @@ describe('column-level lineage in a write plan', () => {
   it('creates new column edges with placeholders for both fields and removes the ones no longer declared', () => {
     const kept = `${field('down', 'a')}|${field('up', 'a')}`;
     const dropped = `${field('down', 'b')}|${field('up', 'b')}`;
-    const locked = new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
+    const locked = new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, placeholder: false, aspects: [{ name: 'upstreamLineage', hash: 'old', top: 0, history: 0, value: null, edges: [], columnEdges: [kept, dropped] }] }]]);
     const { plan } = planGroup([[lineage('new', [[field('down', 'a'), field('up', 'a')], [field('down', 'c'), field('up', 'c')]])]], locked);
     expect(plan.removeColumnEdges).toEqual([{ owner: urn, aspect: 'upstreamLineage', source: field('down', 'b'), target: field('up', 'b') }]);
     // s and t: the positions of source and target in `targets`, where apply finds their nodes.
@@ -163,7 +179,7 @@ describe('column-level lineage in a write plan', () => {
 
   it('leaves column edges alone when the value is unchanged', () => {
     const edge = `${field('down', 'a')}|${field('up', 'a')}`;
-    const locked = new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
+    const locked = new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, placeholder: false, aspects: [{ name: 'upstreamLineage', hash: 'same', top: 0, history: 0, value: null, edges: [], columnEdges: [edge] }] }]]);
     const { plan } = planGroup([[lineage('same', [[field('down', 'a'), field('up', 'a')]])]], locked);
     expect(plan.removeColumnEdges).toEqual([]);
     expect(plan.createColumnEdges).toEqual([]);

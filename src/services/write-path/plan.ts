@@ -256,6 +256,8 @@ interface EntityState {
   entityType: string;
   exists: boolean;
   created: boolean;
+  /** Flagged a placeholder when locked. */
+  placeholder: boolean;
   aspects: Map<string, AspectState>;
   wipeAll: boolean;
   wipeNames: Set<string>;
@@ -353,7 +355,7 @@ function tryPlan(
     let e = entities.get(urn);
     if (!e) {
       const l = locked.get(urn);
-      e = { urn, node: l?.node ?? null, entityType, exists: Boolean(l), created: l?.created ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
+      e = { urn, node: l?.node ?? null, entityType, exists: Boolean(l), created: l?.created ?? false, placeholder: l?.placeholder ?? false, aspects: new Map(), wipeAll: false, wipeNames: new Set(), changed: false, markers: [] };
       for (const a of l?.aspects ?? []) {
         const s = emptyAspect(a.name);
         s.stored = true;
@@ -593,7 +595,12 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     }
     if (!e.exists && !e.created) continue;
     const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
-    plan.entities.push({ urn: e.urn, node, changed: e.changed, hasAspects, wiped: e.wipeAll || e.created, markers: e.markers, removed: softDeleted(e) });
+    const wiped = e.wipeAll || e.created;
+    const removed = softDeleted(e);
+    // A row only where `apply`'s entity stage has something to do: a restore's reprojections and a re-run's unchanged
+    // writes leave most locked entities as they were (1,000 rows per restored page otherwise).
+    if (!e.changed && !wiped && removed === null && !(hasAspects && e.placeholder)) continue;
+    plan.entities.push({ urn: e.urn, node, changed: e.changed, hasAspects, wiped, markers: e.markers, removed });
   }
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));

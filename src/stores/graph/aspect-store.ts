@@ -32,6 +32,8 @@ export interface LockedEntity<A> {
   /** The rev before this write's lock bumped it (null: none). */
   previousRev: number | null;
   created: boolean;
+  /** Flagged a placeholder (an edge target with no aspects of its own, until a write gives it some). */
+  placeholder: boolean;
   aspects: A[];
 }
 
@@ -136,7 +138,7 @@ export class AspectStore {
     }
     const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {
-      locked.set(r.get('urn'), { urn: r.get('urn'), node: r.get('node'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), aspects: r.get('aspects') as A[] });
+      locked.set(r.get('urn'), { urn: r.get('urn'), node: r.get('node'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), placeholder: Boolean(r.get('placeholder')), aspects: r.get('aspects') as A[] });
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
