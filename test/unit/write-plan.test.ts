@@ -49,20 +49,27 @@ describe('write group planning', () => {
     expect(columns.createColumnEdges).toEqual([{ owner: urn, aspect: 'a', s: 0, t: 1 }]);
   });
 
-  it("gives apply's entity stage a row only for an entity it has something to do to", () => {
+  it("gives apply's entity stage a row only for an entity it has something to do to (and one idle row rather than none)", () => {
+    const other = 'urn:li:tag:u';
     const tagProperties = { name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] };
-    const reproject: WriteItem = { kind: 'reproject', urn, entityType: 'tag', name: 'tagProperties', expectedHash: 'ha', projected: { edges: [{ type: 'OwnedBy', target: 'u1', targetType: 'corpuser', isLineage: false }] } };
-    // A reprojection rewrites edges and changes nothing of the entity: its edge goes, no entity row.
-    const reprojected = planGroup([[reproject]], stored([tagProperties])).plan;
-    expect([reprojected.createEdges.length, reprojected.entities]).toEqual([1, []]);
-    // The same value again (a re-run): no row either.
-    expect(planGroup([[{ ...upsert('a'), projected: { value: 'a', hash: 'ha', edges: [] } }]], stored([tagProperties])).plan.entities).toEqual([]);
+    const reproject = (target: string): WriteItem => ({ kind: 'reproject', urn: target, entityType: 'tag', name: 'tagProperties', expectedHash: 'ha', projected: { edges: [{ type: 'OwnedBy', target: 'u1', targetType: 'corpuser', isLineage: false }] } });
+    const two = new Map([...stored([tagProperties]), [other, { ...stored([tagProperties]).get(urn)!, urn: other, node: 'n2' }]]);
+    const idle = { changed: false, wiped: false, removed: null };
+    const rows = (plan: { entities: { urn: string; changed: boolean; wiped: boolean; removed: boolean | null }[] }) => plan.entities.map(({ urn, changed, wiped, removed }) => ({ urn, changed, wiped, removed }));
+    // Reprojections rewrite edges and change nothing of their entities: their edges go, and one idle row (an empty list
+    // would be a new parameter type, so a new plan, to Neo4j).
+    const reprojected = planGroup([[reproject(urn), reproject(other)]], two).plan;
+    expect(reprojected.createEdges.length).toBe(2);
+    expect(rows(reprojected)).toEqual([{ urn, ...idle }]);
+    // Beside a change, only the changed entity has a row.
+    expect(rows(planGroup([[reproject(urn), { ...upsert('b'), urn: other }]], two).plan)).toEqual([{ urn: other, changed: true, wiped: false, removed: null }]);
+    // The same value again (a re-run): the idle row only.
+    expect(rows(planGroup([[{ ...upsert('a'), projected: { value: 'a', hash: 'ha', edges: [] } }]], stored([tagProperties])).plan)).toEqual([{ urn, ...idle }]);
     // A placeholder flag left on an entity that has aspects is cleared.
-    const flagged = new Map([[urn, { ...stored([tagProperties]).get(urn)!, placeholder: true }]]);
-    expect(planGroup([[reproject]], flagged).plan.entities.map((e) => [e.urn, e.changed, e.hasAspects])).toEqual([[urn, false, true]]);
-    // A change, and a created entity, keep theirs.
-    expect(planGroup([[upsert('b')]], stored([tagProperties])).plan.entities.map((e) => e.changed)).toEqual([true]);
-    expect(planGroup([[upsert('b')]], new Map([[urn, { ...stored([]).get(urn)!, created: true }]])).plan.entities.map((e) => e.wiped)).toEqual([true]);
+    const flagged = new Map([...two, [other, { ...two.get(other)!, placeholder: true }]]);
+    expect(planGroup([[reproject(urn), reproject(other)]], flagged).plan.entities.map((e) => [e.urn, e.hasAspects])).toEqual([[other, true]]);
+    // A created entity keeps its row.
+    expect(rows(planGroup([[upsert('b')]], new Map([[urn, { ...stored([]).get(urn)!, created: true }]])).plan)).toEqual([{ urn, changed: true, wiped: true, removed: null }]);
   });
 
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {
