@@ -49,22 +49,20 @@ describe('write group planning', () => {
     expect(columns.createColumnEdges).toEqual([{ owner: urn, aspect: 'a', s: 0, t: 1 }]);
   });
 
-  it("gives apply's entity stage a row only for an entity it has something to do to (and one idle row rather than none)", () => {
+  it("gives apply's entity stage a row only for an entity it has something to do to", () => {
     const other = 'urn:li:tag:u';
     const tagProperties = { name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] };
     const reproject = (target: string): WriteItem => ({ kind: 'reproject', urn: target, entityType: 'tag', name: 'tagProperties', expectedHash: 'ha', projected: { edges: [{ type: 'OwnedBy', target: 'u1', targetType: 'corpuser', isLineage: false }] } });
     const two = new Map([...stored([tagProperties]), [other, { ...stored([tagProperties]).get(urn)!, urn: other, node: 'n2' }]]);
-    const idle = { changed: false, wiped: false, removed: null };
     const rows = (plan: { entities: { urn: string; changed: boolean; wiped: boolean; removed: boolean | null }[] }) => plan.entities.map(({ urn, changed, wiped, removed }) => ({ urn, changed, wiped, removed }));
-    // Reprojections rewrite edges and change nothing of their entities: their edges go, and one idle row (an empty list
-    // would be a new parameter type, so a new plan, to Neo4j).
+    // Reprojections rewrite edges and change nothing of their entities: their edges go, no entity row.
     const reprojected = planGroup([[reproject(urn), reproject(other)]], two).plan;
     expect(reprojected.createEdges.length).toBe(2);
-    expect(rows(reprojected)).toEqual([{ urn, ...idle }]);
+    expect(rows(reprojected)).toEqual([]);
     // Beside a change, only the changed entity has a row.
     expect(rows(planGroup([[reproject(urn), { ...upsert('b'), urn: other }]], two).plan)).toEqual([{ urn: other, changed: true, wiped: false, removed: null }]);
-    // The same value again (a re-run): the idle row only.
-    expect(rows(planGroup([[{ ...upsert('a'), projected: { value: 'a', hash: 'ha', edges: [] } }]], stored([tagProperties])).plan)).toEqual([{ urn, ...idle }]);
+    // The same value again (a re-run): no row either.
+    expect(rows(planGroup([[{ ...upsert('a'), projected: { value: 'a', hash: 'ha', edges: [] } }]], stored([tagProperties])).plan)).toEqual([]);
     // A placeholder flag left on an entity that has aspects is cleared.
     const flagged = new Map([...two, [other, { ...two.get(other)!, placeholder: true }]]);
     expect(planGroup([[reproject(urn), reproject(other)]], flagged).plan.entities.map((e) => [e.urn, e.hasAspects])).toEqual([[other, true]]);

@@ -547,7 +547,6 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
   // A group's writes mostly share one system metadata (one run): each distinct one is parsed once.
   const runs = new Map<string, { runId: string | null; lastObserved: number | null }>();
   const targets = new Map<string, string>();
-  let idle: GroupPlan['entities'][number] | undefined;
   for (const e of [...entities.values()].sort((x, y) => (x.urn < y.urn ? -1 : 1))) {
     const node = e.node;
     if (e.wipeAll) plan.wipes.push({ urn: e.urn, node, names: null });
@@ -598,15 +597,10 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     const hasAspects = [...e.aspects.values()].some((a) => a.current !== null);
     const wiped = e.wipeAll || e.created;
     const removed = softDeleted(e);
-    const row = { urn: e.urn, node, changed: e.changed, hasAspects, wiped, markers: e.markers, removed };
     // A row only where `apply`'s entity stage has something to do: a restore's reprojections and a re-run's unchanged
     // writes leave most locked entities as they were (1,000 rows per restored page otherwise).
-    if (e.changed || wiped || removed !== null || (hasAspects && e.placeholder)) plan.entities.push(row);
-    else idle ??= row;
+    if (e.changed || wiped || removed !== null || (hasAspects && e.placeholder)) plan.entities.push({ urn: e.urn, node, changed: e.changed, hasAspects, wiped, markers: e.markers, removed });
   }
-  // One row that does nothing rather than none: Neo4j types an empty list apart from a list of maps, and a new parameter
-  // type is a new plan for `apply` (planned in ~1 s on first use, against one rehearsed before the first write).
-  if (plan.entities.length === 0 && idle) plan.entities.push(idle);
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));
   const position = new Map(plan.targets.map((t, i) => [t.urn, i]));

@@ -142,7 +142,7 @@ export class AspectStore {
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
-    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { ...plan, now, ns: this.outboxNamespace });
+    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { plan, now, ns: this.outboxNamespace });
     return result;
   }
 
