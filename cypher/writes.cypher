@@ -8,7 +8,8 @@
 // (its row, each edge's source and target, the entity's outbox stage).
 
 // @name lock
-// $entities = [{urn, entityType, create, all, names, history, present, values, columns}] sorted by urn. Bumps each
+// $group.entities = [{urn, entityType, create, all, names, history, present, values, columns}] sorted by urn (in a map,
+// for the reason given in `apply`: a list parameter would make a plan per size bucket of the group). Bumps each
 // entity's rev (which takes its write lock) and returns its stored aspects: every one when `all`, else those in `names`
 // (their history counted for those in `history`) and, without history or edges, those in `present`; `values` = names
 // whose value is needed (patches), `columns` = names whose column-level lineage edges are needed. Entities that are
@@ -29,7 +30,7 @@ WITH CASE WHEN $peersOf IS NULL THEN [] ELSE COLLECT {
   RETURN {id: p.id, url: p.peerUrl, token: p.peerToken,
           waitMs: CASE WHEN p.revokedAt IS NULL THEN null ELSE p.revokedAt + p.leaseMs - timestamp() END}
 } END AS peers
-UNWIND $entities AS x
+UNWIND $group.entities AS x
 OPTIONAL MATCH (found:Entity {urn: x.urn})
 OPTIONAL CALL (x, found) {
   WITH x WHERE found IS NULL AND x.create
@@ -82,7 +83,8 @@ RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, e
 // to eight). Its stages run in this order, each over its own list of $plan; an empty list costs nothing.
 // The lists travel in one map: Neo4j keys its plan cache by each top-level list's size bucket (0, 1, 2-10, 11-100, …),
 // so eight list parameters made a plan per combination of group sizes, ~0.4-0.6 s of its CPU each (a map is one type
-// whatever it holds: one plan, rehearsed before the first write).
+// whatever it holds: one plan, rehearsed before the first write). Ingesting 2,000 datasets into a fresh Neo4j planned
+// `apply` 13 times (7.9 s of CPU) before, once (0.4 s) since.
 //
 // Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything
 // else the group writes to those entities.

@@ -38,7 +38,7 @@ describe('write-path plans', () => {
 
   /** Parameters of every statement in cypher/writes.cypher, shaped as the write path sends them. */
   const parameters: Record<string, Record<string, unknown>> = {
-    lock: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], history: ['upstreamLineage'], present: ['datasetKey', 'browsePathsV2'], values: [], columns: ['upstreamLineage'] }], now, revFloor: now * 1000, peersOf: 'plan-probe' },
+    lock: { group: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], history: ['upstreamLineage'], present: ['datasetKey', 'browsePathsV2'], values: [], columns: ['upstreamLineage'] }] }, now, revFloor: now * 1000, peersOf: 'plan-probe' },
     apply: {
       plan: {
         wipes: [{ urn, names: ['upstreamLineage'] }, { urn, names: null }],

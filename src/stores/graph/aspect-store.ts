@@ -132,7 +132,7 @@ export class AspectStore {
   private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null): Promise<T> {
     // The lock also reads the peer processes to tell (the same list on every row).
     const peersOf = peers ? (this.coherence?.peersOf() ?? null) : null;
-    const records = (await tx.run(this.statement('writes/lock'), { entities: requests, now, revFloor: revFloor(now), peersOf })).records;
+    const records = (await tx.run(this.statement('writes/lock'), { group: { entities: requests }, now, revFloor: revFloor(now), peersOf })).records;
     for (const p of (records[0]?.get('peers') ?? []) as { id: string; url: string; token: string; waitMs: unknown }[]) {
       peers!.set(p.id, { id: p.id, url: p.url, token: p.token, waitMs: p.waitMs === null ? null : Number(p.waitMs) });
     }
