@@ -294,11 +294,6 @@ function emptyAspect(name: string): AspectState {
 const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
 
 /**
- * The plan stage of a group's transaction (AspectStore.writeGroup runs it after the lock, and again on a retry): per
- * unit its outcomes or the error that left it out, and every locked entity's change for the publish stage (changed
- * or not: the lock bumped each one's rev).
- */
-/**
  * The plan as `writes/apply` reads it. A new edge is created from its source's node to its target's position in
  * `targets`: the urns the plan sorts it by (80-150 bytes each) are not sent. The driver packs every string with an
  * allocation and a copy, and a restore page creates thousands of edges.
@@ -311,6 +306,11 @@ export function applyParameters(plan: GroupPlan): ApplyParams {
   };
 }
 
+/**
+ * The plan stage of a group's transaction (AspectStore.writeGroup runs it after the lock, and again on a retry): per
+ * unit its outcomes or the error that left it out, and every locked entity's change for the publish stage (changed
+ * or not: the lock bumped each one's rev).
+ */
 export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, { outcomes: (ItemOutcome[] | unknown)[]; writes: () => CommittedWrite[] }> {
   return (locked) => {
     const { plan, outcomes, failed, writes } = planGroup(units, locked);
@@ -630,7 +630,8 @@ function splitColumnEdge(key: string): ColumnEdge {
 
 /**
  * A group that uses every write statement, on a scratch entity, shaped like a real one (Neo4j keys its plan cache by
- * parameter types): the service rehearses it, rolled back, before its first writes (AspectStore.prepareWrites).
+ * parameter types; every group's lists travel in one map, so this one plan serves them all): the service rehearses it,
+ * rolled back, before its first writes (AspectStore.prepareWrites).
  */
 export function rehearsalGroup(namespace: string, now = Date.now()): { requests: LockRequest[]; plan: (locked: Map<string, LockedEntity>) => ApplyParams; now: number } {
   const urn = makeUrn(namespace, 'corpuser', ['__write_path_rehearsal__']);

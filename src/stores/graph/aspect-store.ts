@@ -37,10 +37,10 @@ export interface LockedEntity<A> {
   aspects: A[];
 }
 
-/** Parameters of `writes/lock`: one entry per entity, in the order the locks are taken. */
+/** Parameters of `writes/lock` (`$group.entities`): one entry per entity, in the order the locks are taken. */
 export type LockParams = readonly { urn: string }[];
 
-/** Parameters of `writes/apply`: one list per stage. */
+/** Parameters of `writes/apply` (`$plan`): one list per stage. */
 export type ApplyParams = Record<string, unknown[]>;
 
 /**
