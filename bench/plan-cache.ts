@@ -6,7 +6,9 @@ import { report, ROOT } from './lib';
  * Plans Neo4j makes for the write path's two statements (`writes/lock`, `writes/apply`) while a command writes, from an
  * empty query cache: Neo4j keys cached plans by parameter type and, for a list parameter, by its size bucket (0, 1,
  * 2-10, 11-100, …), so a statement taking several lists gets a plan per combination of their sizes. Uses db.stats
- * (QUERIES): one row per plan, with its compile time.
+ * (QUERIES): a row per distinct plan of a statement (plans that read alike share one), each with up to 100 of its
+ * invocations and their compile times (a plan made: hundreds of ms; one found in the cache: well under one). `plans`
+ * counts rows and `compileSeconds` sums the recorded invocations: with many shapes, both are lower bounds.
  *   BENCH_NEO4J_URI=… BENCH_SEARCH_URL=… BENCH_PIDS=… npx tsx bench/plan-cache.ts ["command"]
  * Default command: `npx tsx bench/ingest.ts --datasets 2000 --scenarios a,c --warmup 0` (its own result file is kept out).
  */

@@ -195,8 +195,12 @@ describe('plans made on an empty database', () => {
         const times = rows.filter((r) => marker.test(r.query)).flatMap((r) => r.invocations.map((i) => i.elapsedCompileTimeInUs));
         return { invocations: times.length, plansMade: times.filter((t) => t >= Math.max(...times) / 4).length };
       };
-      expect(compiles(/SET e\._LOCK_ = true/)).toEqual({ invocations: 3, plansMade: 1 });
-      expect(compiles(/CREATE \(o:Outbox/)).toEqual({ invocations: 3, plansMade: 1 });
+      // At least once per group (a transaction the driver retried runs its statements again).
+      for (const marker of [/SET e\._LOCK_ = true/, /CREATE \(o:Outbox/]) {
+        const { invocations, plansMade } = compiles(marker);
+        expect(invocations).toBeGreaterThanOrEqual(3);
+        expect(plansMade).toBe(1);
+      }
     } finally {
       await graph.close();
     }
