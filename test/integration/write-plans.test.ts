@@ -5,10 +5,6 @@ import { CypherLibrary } from '../../src/stores/graph/cypher';
 import type { StatementName } from '../../src/stores/graph/statements.generated';
 import { FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN } from '../../src/stores/graph/lineage-store';
 import { uniqueId } from '../support/service';
-import { createLogger } from '../../src/logger';
-import { lockRequests, planLocked, type WriteItem } from '../../src/services/write-path/plan';
-import { AspectStore } from '../../src/stores/graph/aspect-store';
-import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 
 /** A statement without its own `CYPHER replan=…` option, which would conflict with the test's replan=force. */
 const withoutReplanOption = (text: string) => text.replace(/^CYPHER replan=\w+\s*/, '');
@@ -104,7 +100,6 @@ describe('write-path plans', () => {
 describe('plans made on an empty database', () => {
   const root = join(ROOT, '.stack', 'test-plans');
   let driver: Driver;
-  let url: string;
   /** Scans that are the statement's purpose: the outbox backlog count, the purge of expired token revocations, the peers. */
   const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/, 'writes/lock': SERVICE_PROCESSES };
   const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing', 'history', 'lineage'].flatMap((file) => cypher.names(file));
@@ -122,8 +117,7 @@ describe('plans made on an empty database', () => {
 
   beforeAll(async () => {
     const servers = await startServers({ root, servers: ['neo4j'], persistent: false, heap: { neo4j: '512m' } });
-    url = servers.neo4j.url;
-    driver = neo4j.driver(url, undefined, { disableLosslessIntegers: true });
+    driver = neo4j.driver(servers.neo4j.url, undefined, { disableLosslessIntegers: true });
     for (const ddl of cypher.file('schema')) await driver.executeQuery(ddl, {}, { database: 'neo4j' });
     await driver.executeQuery('CALL db.awaitIndexes(60)', {}, { database: 'neo4j' });
   }, 300_000);
@@ -165,44 +159,5 @@ describe('plans made on an empty database', () => {
       { database: 'neo4j' },
     );
     await check();
-  });
-  // On this Neo4j of its own: it empties the query cache, which would make other suites' statements plan again.
-  it('runs lock and apply on one plan each for groups of 1, 2 and 12 entities (lists travel in one map)', async () => {
-    // Neo4j keys a cached plan by parameter type and, for a list parameter, by its size bucket (0, 1, 2-10, 11-100, …):
-    // eight list parameters made a plan per combination of group sizes, 0.4-0.6 s of Neo4j's CPU each.
-    const graph = new Neo4jExecutor({ uri: url, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
-    const write = (i: number): WriteItem[] => [
-      { kind: 'upsert', urn: `urn:li:dataset:(urn:li:dataPlatform:hive,plan_once_${i},PROD)`, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: Date.now(), systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
-    ];
-    const run = (statement: string) => driver.executeQuery(statement, {}, { database: 'neo4j' });
-    const store = new AspectStore(graph, '');
-    try {
-      await run('CALL db.clearQueryCaches()');
-      await run("CALL db.stats.clear('QUERIES')");
-      await run("CALL db.stats.collect('QUERIES')");
-      try {
-        for (const [from, size] of [[0, 1], [1, 2], [3, 12]]) {
-          const units = Array.from({ length: size }, (_, i) => write(from + i));
-          expect((await store.writeGroup(lockRequests(units), Date.now(), 10_000, planLocked(units))).committed).toBe(true);
-        }
-      } finally {
-        await run("CALL db.stats.stop('QUERIES')");
-      }
-      // db.stats reports each invocation's compile time: a plan made (hundreds of ms for these) or one found in the
-      // cache (well under a millisecond). Made once each: for the first group, not again for larger ones.
-      const rows = (await run("CALL db.stats.retrieve('QUERIES') YIELD data RETURN data")).records.map((r) => r.get('data') as { query: string; invocations: { elapsedCompileTimeInUs: number }[] });
-      const compiles = (marker: RegExp) => {
-        const times = rows.filter((r) => marker.test(r.query)).flatMap((r) => r.invocations.map((i) => i.elapsedCompileTimeInUs));
-        return { invocations: times.length, plansMade: times.filter((t) => t >= Math.max(...times) / 4).length };
-      };
-      // At least once per group (a transaction the driver retried runs its statements again).
-      for (const marker of [/SET e\._LOCK_ = true/, /CREATE \(o:Outbox/]) {
-        const { invocations, plansMade } = compiles(marker);
-        expect(invocations).toBeGreaterThanOrEqual(3);
-        expect(plansMade).toBe(1);
-      }
-    } finally {
-      await graph.close();
-    }
   });
 });
