@@ -70,6 +70,28 @@ describe('write group planning', () => {
     expect(rows(planGroup([[upsert('b')]], new Map([[urn, { ...stored([]).get(urn)!, created: true }]])).plan)).toEqual([{ urn, changed: true, wiped: true, removed: null }]);
   });
 
+  it("gives each of apply's aspect and entity stages only the rows it has work for", () => {
+    const locked = stored([{ name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: [], columnEdges: [] }]);
+    // One aspect with history to write and trim; the entity's key aspect created beside it.
+    const params = applyParameters(planGroup([[upsert('a')], [upsert('b')]], locked).plan);
+    const names = (stage: string) => (params[stage] as { name: string }[]).map((r) => r.name);
+    expect(names('copies')).toEqual(['tagProperties']);
+    expect(names('histories')).toEqual(['tagProperties']);
+    expect(names('cuts')).toEqual(['tagProperties']);
+    expect(names('updateLatest')).toEqual(['tagProperties']);
+    expect(names('createLatest')).toEqual(['tagKey']);
+    expect([params.drops, params.horizons]).toEqual([[], []]);
+    expect(params.outbox).toEqual([{ urn, node: 'n1', markers: [] }]);
+    expect([params.unplaceholders, params.softDeletes, params.orphans]).toEqual([[], [], []]);
+    // A first write of a new aspect: only its latest value is created; no history stage gets a row.
+    const first = applyParameters(planGroup([[upsert('a')]], stored([{ name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] }])).plan);
+    expect(['drops', 'copies', 'histories', 'cuts', 'horizons', 'updateLatest'].map((stage) => first[stage].length)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect((first.createLatest as { name: string; urn: string }[]).map((r) => [r.urn, r.name])).toEqual([[urn, 'tagProperties']]);
+    // A placeholder that gets aspects is cleared; one that stays without them is not.
+    const placeholder = new Map([[urn, { ...stored([]).get(urn)!, placeholder: true }]]);
+    expect(applyParameters(planGroup([[upsert('a')]], placeholder).plan).unplaceholders).toEqual([{ node: 'n1' }]);
+  });
+
   it('gives each of several writes to one aspect its own version, keeps retention and diffs edges once', () => {
     const locked = stored([
       { name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: ['OwnedBy|u1', 'OwnedBy|u2'], columnEdges: [] },

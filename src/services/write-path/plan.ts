@@ -89,9 +89,9 @@ export type GroupPlan = {
   /**
    * `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. `removed`: the entity is
    * soft-deleted by its status aspect as this group leaves it (kept on the entity node for lineage walks), null when
-   * the group did not change its status.
+   * the group did not change its status. `placeholder`: flagged a placeholder when locked (cleared once it has aspects).
    */
-  entities: { urn: string; node: string | null; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[]; removed: boolean | null }[];
+  entities: { urn: string; node: string | null; changed: boolean; hasAspects: boolean; wiped: boolean; markers: string[]; removed: boolean | null; placeholder: boolean }[];
 };
 
 export interface Edge {
@@ -294,15 +294,33 @@ function emptyAspect(name: string): AspectState {
 const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
 
 /**
- * The plan as `writes/apply` reads it. A new edge is created from its source's node to its target's position in
- * `targets`: the urns the plan sorts it by (80-150 bytes each) are not sent. The driver packs every string with an
- * allocation and a copy, and a restore page creates thousands of edges.
+ * The plan as `writes/apply` reads it: each stage gets a list of only the rows it has work for (a row a stage skips
+ * still costs Neo4j a subquery call), and each row only the fields its stage reads. A new edge is created from its
+ * source's node to its target's position in `targets`: the urns the plan sorts it by (80-150 bytes each) are not sent.
+ * The driver packs every string with an allocation and a copy, and a restore page creates thousands of edges.
  */
 export function applyParameters(plan: GroupPlan): ApplyParams {
+  const { rows, entities } = plan;
   return {
-    ...plan,
+    wipes: plan.wipes,
+    drops: rows.filter((r) => r.drop.length > 0).map(({ urn, name, drop }) => ({ urn, name, drop })),
+    copies: rows.filter((r) => r.copy !== null).map(({ urn, node, name, copy, copySystemMetadata }) => ({ urn, node, name, copy, copySystemMetadata })),
+    histories: rows.filter((r) => r.history.length > 0).map(({ urn, name, history }) => ({ urn, name, history })),
+    cuts: rows.filter((r) => r.cut > 0).map(({ urn, node, name, cut }) => ({ urn, node, name, cut })),
+    horizons: rows.filter((r) => r.horizon !== null).map(({ urn, node, name, horizon }) => ({ urn, node, name, horizon })),
+    updateLatest: rows.filter((r) => r.stored).map(({ node, name, latest, systemMetadata, runId, lastObserved }) => ({ node, name, latest, systemMetadata, runId, lastObserved })),
+    createLatest: rows
+      .filter((r) => !r.stored && r.latest !== null)
+      .map(({ urn, node, name, latest, systemMetadata, runId, lastObserved }) => ({ urn, node, name, latest, systemMetadata, runId, lastObserved })),
+    removeEdges: plan.removeEdges,
+    removeColumnEdges: plan.removeColumnEdges,
+    targets: plan.targets,
     createEdges: plan.createEdges.map(({ node, aspect, type, t, isLineage }) => ({ node, aspect, type, t, isLineage })),
     createColumnEdges: plan.createColumnEdges.map(({ owner, aspect, s, t }) => ({ owner, aspect, s, t })),
+    outbox: entities.filter((e) => e.changed).map(({ urn, node, markers }) => ({ urn, node, markers })),
+    unplaceholders: entities.filter((e) => e.hasAspects && e.placeholder).map(({ node }) => ({ node })),
+    softDeletes: entities.filter((e) => e.removed !== null).map(({ node, removed }) => ({ node, removed })),
+    orphans: entities.filter((e) => !e.hasAspects && e.wiped).map(({ node }) => ({ node })),
   };
 }
 
@@ -599,7 +617,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     const removed = softDeleted(e);
     // A row only where `apply`'s entity stage has something to do: a restore's reprojections and a re-run's unchanged
     // writes leave most locked entities as they were (1,000 rows per restored page otherwise).
-    if (e.changed || wiped || removed !== null || (hasAspects && e.placeholder)) plan.entities.push({ urn: e.urn, node, changed: e.changed, hasAspects, wiped, markers: e.markers, removed });
+    if (e.changed || wiped || removed !== null || (hasAspects && e.placeholder)) plan.entities.push({ urn: e.urn, node, changed: e.changed, hasAspects, wiped, markers: e.markers, removed, placeholder: e.placeholder });
   }
   // Targets once each and edges grouped by target, both in urn order: one lock order for every transaction.
   plan.targets = [...targets].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([urn, type]) => ({ urn, type }));
@@ -651,7 +669,7 @@ export function rehearsalGroup(namespace: string, now = Date.now()): { requests:
       targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
       createEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(1), t: 0, isLineage: false }],
       createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2), s: 0, t: 1 }],
-      entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true }],
+      entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true, placeholder: true }],
     });
   };
   return { requests: [{ urn, entityType: 'corpuser', create: true, all: false, names: ['b'], history: ['b'], present: ['k'], values: ['b'], columns: ['b'] }], plan, now };
