@@ -111,8 +111,10 @@ CALL () {
   }
 }
 // The group's aspect changes, per (urn, aspect), in stages, each over only the rows with that work (applyParameters in
-// src/services/write-path/plan.ts): a guarded subquery per row cost Neo4j ~17 µs for each row it skipped, five of them
-// per changed aspect. Per (urn, aspect) the stages run in this order: `drops` (history versions a revert removes; first:
+// src/services/write-path/plan.ts). One stage of seven guarded subqueries per row cost Neo4j ~85 µs per changed aspect
+// at groups of 16 (bench/write-statements.ts), most of them skipped: PROFILE showed an Eager between every two (their
+// reads conflict with the others' deletes and creates) and the age-retention seek made for every row, horizon or not.
+// Per (urn, aspect) the stages run in this order: `drops` (history versions a revert removes; first:
 // a later stage may create a version of the same number), `copies` (history version `copy` receives the stored latest
 // value, with `copySystemMetadata`: the metadata an earlier identical write of this group gave it), `histories`
 // (versions created from values written earlier in this group), `cuts` and `horizons` (retention), then the latest
@@ -242,14 +244,12 @@ CALL () {
   // waits for its lock, and Neo4j then applies the update to the deleted node without error (the write would never
   // reach the index). A node this transaction created cannot be deleted under it.
   // Pending-delete markers carry over: each stays until an indexer has applied an entry that held it.
+  // DELETE of a missing (null) entry does nothing, so no subquery is needed to skip it.
   UNWIND $plan.outbox AS x
   MATCH (e) WHERE elementId(e) = x.node
   OPTIONAL MATCH (old:Outbox {urn: x.urn, ns: $ns})
   WITH e, x, old, coalesce(old.markers, []) + x.markers AS markers
-  CALL (old) {
-    WITH old WHERE old IS NOT NULL
-    DELETE old
-  }
+  DELETE old
   CREATE (o:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
   SET o.markers = CASE WHEN size(markers) = 0 THEN null ELSE markers END
 }
