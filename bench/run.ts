@@ -5,7 +5,7 @@ import { join } from 'node:path';
 const [name, ...flags] = process.argv.slice(2);
 const file = name ? join(__dirname, `${name}.ts`) : '';
 if (!name || name === 'run' || name === 'lib' || !existsSync(file)) {
-  console.error('usage: npm run bench -- <ingest|read|search|lineage|load|restore|tx-cost|fuzz> [flags]');
+  console.error('usage: npm run bench -- <ingest|write-statements|read|search|lineage|load|restore|tx-cost|fuzz> [flags]');
   process.exit(2);
 }
 process.argv = [process.argv[0], file, ...flags];
