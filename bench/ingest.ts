@@ -7,11 +7,12 @@ import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
 import { aspect, PHASES } from './catalog-data';
 import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
-import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
+import { ON_CPU_NODE_ARGS, startOnCpuProfile } from './oncpu';
+import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, runQueueSampler, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--perf dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -31,11 +32,14 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  * ran first used to meet cold JVMs, and with them half the throughput of the same scenario run warm. Each scenario
  * reports the compilers' share it still met (`jit % neo4j`, `jit % opensearch`; a lower bound).
  * For a–d: ack-to-searchable lag of sampled writes (p50/p99), time from the last acknowledgement until every write is
- * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario.
+ * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario (main thread, by
+ * wall time); --perf an on-CPU profile of the whole service process with Linux perf (bench/oncpu.ts; root), each scenario's
+ * report in <dir>/<scenario>/report.txt. Either costs CPU: profiled runs are for the profile, not the figures.
  */
 const datasets = flag('datasets', 10_000);
 const scenarios = stringFlag('scenarios', 'e,h,i,j,k,a,b,c,d').split(',');
 const profileDir = stringFlag('profile', '');
+const perfDir = stringFlag('perf', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
 const warmupRounds = flag('warmup-rounds', 15);
@@ -224,9 +228,11 @@ function endedChildrenCpuMs(): number {
 
 /**
  * `datahub ingest` of a file of the scenario's MCPs into the datahub-rest sink at `url`, with its default settings; also
- * the CPU the client itself spent per aspect (on this 2-core machine it competes with the service and both backends).
+ * the CPU the client itself spent per aspect and how long its threads waited for a CPU: the client is one Python
+ * process that keeps a core busy on its own (j), and on this 2-core machine it competes with the service and both
+ * backends for it (d).
  */
-async function datahubIngest(url: string, prefix: string): Promise<RunResult & { 'cpu µs/op datahub client': number }> {
+async function datahubIngest(url: string, prefix: string): Promise<RunResult & Record<string, number>> {
   const dir = join(ROOT, '.stack', 'bench-ingest');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `mcps-${prefix}.json`);
@@ -240,11 +246,14 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult & {
   writeFileSync(recipe, `source:\n  type: file\n  config:\n    path: ${file}\nsink:\n  type: datahub-rest\n  config:\n    server: ${url}\n`);
   const started = performance.now();
   const clientCpuBefore = endedChildrenCpuMs();
+  let client: ReturnType<typeof runQueueSampler> | null = null;
   const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
-    execFile(join(datahubVenv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+    const child = execFile(join(datahubVenv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
       resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
     );
+    if (child.pid) client = runQueueSampler(child.pid);
   });
+  const scheduling = (client as ReturnType<typeof runQueueSampler> | null)?.stop();
   const seconds = (performance.now() - started) / 1000;
   rmSync(file, { force: true });
   rmSync(recipe, { force: true });
@@ -252,7 +261,7 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult & {
   if (!ok) console.error(output.slice(-3000));
   // A run that failed reports no rate (it would be the time to fail).
   const clientCpu = Math.round(((endedChildrenCpuMs() - clientCpuBefore) * 1000) / (datasets * 5));
-  return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: ok ? Math.round((datasets * 5) / seconds) : 0, p50: 0, p95: 0, p99: 0, max: 0, 'cpu µs/op datahub client': clientCpu };
+  return { operations: datasets * 5, errors: ok ? Math.max(failures, 0) : datasets * 5, seconds: Math.round(seconds * 100) / 100, perSecond: ok ? Math.round((datasets * 5) / seconds) : 0, p50: 0, p95: 0, p99: 0, max: 0, 'cpu µs/op datahub client': clientCpu, 'datahub client s on a CPU': scheduling?.onCpuSeconds ?? 0, 'datahub client s waiting for a CPU': scheduling?.waitingSeconds ?? 0 };
 }
 
 /**
@@ -387,8 +396,9 @@ async function main() {
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
       const prefix = `bi${stamp}${s.key}_`;
-      const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, s.key)] : [];
+      const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, s.key)] : []), ...(perfDir ? ON_CPU_NODE_ARGS : [])];
       const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix }, nodeArgs);
+      const onCpu = perfDir ? startOnCpuProfile(service.child.pid!, join(perfDir, s.key)) : null;
       const index = `${prefix}datasetindex_v2`;
       const probe = new LagProbe(b.searchUrl, index);
       try {
@@ -403,6 +413,7 @@ async function main() {
         // Until everything is searchable: indexing is part of each write's cost.
         const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
         const jit = jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch']));
+        if (onCpu) console.error(`on-CPU profile of the service in ${s.key} (${join(perfDir, s.key, 'report.txt')}):\n${await onCpu.stop()}`);
         const lag = await probe.finish();
         rows[s.title] = {
           ...result,
@@ -417,6 +428,7 @@ async function main() {
         };
         console.error(JSON.stringify({ [s.title]: rows[s.title] }));
       } finally {
+        await onCpu?.stop();
         await service.stop();
         await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);
       }

@@ -391,3 +391,37 @@ export function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
+
+/**
+ * Seconds the threads of a process spent on a CPU and waiting for one (runnable but not running), summed over its
+ * threads, from /proc/<pid>/task/<tid>/schedstat every 100 ms until stop(): what a process that should keep a core
+ * busy lost to the others on the machine. A thread that ends between two samples counts up to the last one.
+ */
+export function runQueueSampler(pid: number): { stop(): { onCpuSeconds: number; waitingSeconds: number } } {
+  const fs = require('node:fs') as typeof import('node:fs');
+  const threads = new Map<string, [number, number]>();
+  const sample = () => {
+    try {
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+        threads.set(tid, [run, wait]);
+      }
+    } catch {
+      /* the process or a thread ended */
+    }
+  };
+  const timer = setInterval(sample, 100);
+  sample();
+  return {
+    stop() {
+      clearInterval(timer);
+      let run = 0;
+      let wait = 0;
+      for (const [r, w] of threads.values()) {
+        run += r;
+        wait += w;
+      }
+      return { onCpuSeconds: Math.round(run / 1e7) / 100, waitingSeconds: Math.round(wait / 1e7) / 100 };
+    },
+  };
+}
