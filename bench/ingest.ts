@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
-import { aspect, PHASES } from './catalog-data';
+import { aspect, PHASES, urnOf } from './catalog-data';
 import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
 import { ON_CPU_NODE_ARGS, startOnCpuProfile } from './oncpu';
 import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, runQueueSampler, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--perf dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--perf dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -30,7 +30,11 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
  * engine take at most --warmup-jit % (default 15) of their CPU, at most --warmup-rounds (15) rounds: the scenario that
  * ran first used to meet cold JVMs, and with them half the throughput of the same scenario run warm. Each scenario
- * reports the compilers' share it still met (`jit % neo4j`, `jit % opensearch`; a lower bound).
+ * reports the compilers' share it still met (`jit % neo4j`, `jit % opensearch`; a lower bound). The service of each
+ * scenario a–d is warmed the same way before it is measured: --service-warmup aspects (default 10,000; 0 = measure it
+ * cold) of single proposals and batches on throw-away names, indexed before the scenario starts. A freshly started
+ * service spends the CPU of its first writes compiling (V8's optimizing compiler took a third of the service's CPU in
+ * the first 5,000 aspects of c), which a service that has run for a while no longer pays.
  * For a–d: ack-to-searchable lag of sampled writes (p50/p99), time from the last acknowledgement until every write is
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario (main thread, by
  * wall time); --perf an on-CPU profile of the whole service process with Linux perf (bench/oncpu.ts; root), each scenario's
@@ -43,6 +47,7 @@ const perfDir = stringFlag('perf', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
 const warmupRounds = flag('warmup-rounds', 15);
+const serviceWarmup = flag('service-warmup', 10_000);
 /** The search field each phase's aspect fills: a sampled write is searchable when its document has it. */
 const FIELD: Record<(typeof PHASES)[number], string> = {
   datasetProperties: 'name',
@@ -132,9 +137,10 @@ class LagProbe {
 }
 
 /** Every dataset of the scenario has the last phase's field in its document. */
-async function waitAllSearchable(searchUrl: string, index: string, expected: number, field: string, since: number, timeoutMs = 300_000): Promise<number | null> {
+async function waitAllSearchable(searchUrl: string, index: string, expected: number, field: string, since: number, timeoutMs = 300_000, urnPrefix?: string): Promise<number | null> {
+  const query = urnPrefix ? { bool: { filter: [{ exists: { field } }, { prefix: { urn: urnPrefix } }] } } : { exists: { field } };
   for (;;) {
-    const res = await fetch(`${searchUrl}/${index}/_count`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { exists: { field } } }) });
+    const res = await fetch(`${searchUrl}/${index}/_count`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     const count = res.ok ? ((await res.json()) as { count: number }).count : 0;
     if (count >= expected) return Math.round(performance.now() - since);
     if (performance.now() - since > timeoutMs) return null;
@@ -334,21 +340,31 @@ async function warmUpRound(b: Backends, total: number, stamp: string): Promise<v
   const prefix = `warm${stamp}_`;
   const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix });
   try {
-    // total / 5 datasets, phase by phase as in the scenarios; half single proposals, half batches.
-    const perPhase = Math.max(1, Math.floor(total / 5));
-    const write = (n: number) => aspect(prefix, n % perPhase, Math.floor(n / perPhase) % 5, n % 2 === 0);
-    const half = Math.floor(total / 2);
-    await runLoad(16, half, async (n) => (await http(`${service.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(write(n)) } })).ok);
-    await runLoad(4, Math.ceil((total - half) / 100), async (r) => {
-      const proposals = Array.from({ length: 100 }, (_, k) => half + r * 100 + k).filter((n) => n < total).map((n) => proposalOf(write(n)));
-      return (await http(`${service.url}/aspects?action=ingestProposalBatch`, { json: { proposals } })).ok;
-    });
-    await waitAllSearchable(b.searchUrl, `${prefix}datasetindex_v2`, perPhase, FIELD[PHASES[4]], performance.now(), 120_000);
+    await warmWrites(b, service.url, prefix, prefix, total);
   } finally {
     await service.stop();
     await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);
   }
 }
+
+/**
+ * `total` aspects through the service at `url` on datasets named by `names`, total / 5 of them phase by phase as in the
+ * scenarios, half single proposals and half batches; returns once all are searchable in the index set `indexPrefix`.
+ */
+async function warmWrites(b: Backends, url: string, indexPrefix: string, names: string, total: number): Promise<void> {
+  const perPhase = Math.max(1, Math.floor(total / 5));
+  const write = (n: number) => aspect(names, n % perPhase, Math.floor(n / perPhase) % 5, n % 2 === 0);
+  const half = Math.floor(total / 2);
+  await runLoad(16, half, async (n) => (await http(`${url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(write(n)) } })).ok);
+  await runLoad(4, Math.ceil((total - half) / 100), async (r) => {
+    const proposals = Array.from({ length: 100 }, (_, k) => half + r * 100 + k).filter((n) => n < total).map((n) => proposalOf(write(n)));
+    return (await http(`${url}/aspects?action=ingestProposalBatch`, { json: { proposals } })).ok;
+  });
+  await waitAllSearchable(b.searchUrl, `${indexPrefix}datasetindex_v2`, perPhase, FIELD[PHASES[4]], performance.now(), 120_000, datasetUrnPrefix(names));
+}
+
+/** What every dataset URN of catalog-data.ts's `urnOf(names, i)` starts with. */
+const datasetUrnPrefix = (names: string) => urnOf(names, 0).split(`${names}.`)[0] + `${names}.`;
 
 const FLOOR_TITLES = {
   h: 'h: a through a bare node:http group commit, raw statement, no indexing',
@@ -398,10 +414,13 @@ async function main() {
       const prefix = `bi${stamp}${s.key}_`;
       const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, s.key)] : []), ...(perfDir ? ON_CPU_NODE_ARGS : [])];
       const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix }, nodeArgs);
-      const onCpu = perfDir ? startOnCpuProfile(service.child.pid!, join(perfDir, s.key)) : null;
       const index = `${prefix}datasetindex_v2`;
-      const probe = new LagProbe(b.searchUrl, index);
+      let onCpu: ReturnType<typeof startOnCpuProfile> | null = null;
+      let probe: LagProbe | null = null;
       try {
+        if (serviceWarmup > 0) await warmWrites(b, service.url, prefix, `${prefix}w`, serviceWarmup);
+        if (perfDir) onCpu = startOnCpuProfile(service.child.pid!, join(perfDir, s.key));
+        probe = new LagProbe(b.searchUrl, index);
         const loadBefore = load();
         const pids = { service: service.child.pid!, ...b.pids };
         const cpuBefore = cpuSnapshot(pids);
@@ -409,7 +428,7 @@ async function main() {
         const result = await s.run(service.url, prefix, probe);
         const lastAck = performance.now();
         const loadDuring = load();
-        const all = await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], lastAck);
+        const all = await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], lastAck, undefined, datasetUrnPrefix(prefix));
         // Until everything is searchable: indexing is part of each write's cost.
         const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
         const jit = jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch']));
@@ -424,6 +443,7 @@ async function main() {
           lagP99ms: lag.p99,
           allSearchableAfterLastAckMs: all,
           peakRssMb: service.child.pid ? peakRssMb(service.child.pid) : null,
+          serviceWarmupAspects: serviceWarmup,
           load: `${loadBefore} -> ${loadDuring}`,
         };
         console.error(JSON.stringify({ [s.title]: rows[s.title] }));
