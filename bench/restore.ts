@@ -23,7 +23,9 @@ import { backends, cpuSnapshot, flag, report, ROOT } from './lib';
  * seeded straight into Neo4j, then restored (search documents + projected edges) by the service's RestoreService,
  * beside the same work sent straight to the backends: a raw Cypher read of the same pages, a bulk of the same document per
  * entity with the OpenSearch client, and the same edge MERGEs. Then the usual case, the search indices lost but Neo4j
- * intact (every edge already right): the service restores again beside a raw read and bulk. Target: >= 10,000 aspects/s.
+ * intact (every edge already right): the service restores again beside a raw read and bulk. Each side runs more than
+ * once per case (raw: 1, 2 and 3 pages at once; the service: SERVICE_RUNS times) and its fastest run counts. Target:
+ * >= 10,000 aspects/s.
  *   BENCH_NEO4J_URI=… BENCH_SEARCH_URL=… npx tsx bench/restore.ts [--entities 100000] [--batchSize 1000]
  */
 const entities = flag('entities', 100_000);
@@ -31,7 +33,27 @@ const batchSize = flag('batchSize', 1000);
 const ASPECTS_PER_ENTITY = 7;
 /** The raw reference runs with each of these many pages written at once; the fastest counts. */
 const PAGES_IN_FLIGHT = [1, 2, 3];
+/**
+ * The service restores this many times in each case, the fastest counting as the raw reference's does: its first run
+ * in the process met its code cold (the reprojection's lock, planning and apply ran there for the first time).
+ */
+const SERVICE_RUNS = 2;
 const fastest = <R extends { aspects: number; seconds: number }>(runs: R[]) => runs.reduce((best, r) => (r.seconds < best.seconds ? r : best));
+const fastestRestore = <R extends RestoreCounts>(runs: R[]) => runs.reduce((best, r) => (r.timeTakenMs < best.timeTakenMs ? r : best));
+
+/** Removes the edges of the benchmark's entities, so the next run restores every one of them. */
+async function wipeEdges(driver: Driver): Promise<void> {
+  const session = driver.session({ database: 'neo4j' });
+  try {
+    await session.run(
+      `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix
+       CALL (e) { MATCH (e)-[r]->(:Entity) DELETE r } IN TRANSACTIONS OF 2000 ROWS`,
+      { prefix: urnPrefix },
+    );
+  } finally {
+    await session.close();
+  }
+}
 
 /**
  * CPU seconds a run used in each process: this one (the service's restore runs in it, as the raw reference does) and
@@ -198,13 +220,7 @@ async function main() {
       const rawIndex = `${prefix}raw${pagesInFlight}`;
       await client.indices.create({ index: rawIndex, body: entityIndexDefinition(registry, registry.entity('dataset')) });
       raws.push(await measured(b.pids, () => rawRestore(driver, client, rawIndex, registry, pagesInFlight)));
-      const session = driver.session({ database: 'neo4j' });
-      await session.run(
-        `MATCH (e:Entity) WHERE e.urn STARTS WITH $prefix
-         CALL (e) { MATCH (e)-[r]->(:Entity) DELETE r } IN TRANSACTIONS OF 2000 ROWS`,
-        { prefix: urnPrefix },
-      );
-      await session.close();
+      await wipeEdges(driver);
     }
     const raw = fastest(raws);
 
@@ -214,19 +230,26 @@ async function main() {
     const writePath = createOfflineWritePath(loadConfig({ RETENTION_MAX_VERSIONS: '20' }), registry, aspectStore, logger);
     const restore = new RestoreService(registry, new RestoreStore(graph), search, names, indices, writePath.ingestion);
     await indices.ensureIndices();
-    let last: RestoreCounts | null = null;
-    const ours = await measured(b.pids, () => restore.restoreAll({ urnLike: `${urnPrefix}%`, batchSize }, (c) => {
-      if (!last || c.entitiesRead - last.entitiesRead >= 10_000 || c.entitiesRead === entities) {
-        console.log(`  restored ${c.entitiesRead.toLocaleString('en')} entities (${Math.round(c.rowsRead / (c.timeTakenMs / 1000)).toLocaleString('en')} aspects/s)`);
-        last = c;
-      }
-    }));
+    const serviceRuns: (RestoreCounts & { cpuSeconds: Record<string, number> })[] = [];
+    for (let i = 0; i < SERVICE_RUNS; i++) {
+      // Every run restores every edge: the edges the run before made go first (the last run's stay, for the case below).
+      if (i > 0) await wipeEdges(driver);
+      let last: RestoreCounts | null = null;
+      serviceRuns.push(await measured(b.pids, () => restore.restoreAll({ urnLike: `${urnPrefix}%`, batchSize }, (c) => {
+        if (!last || c.entitiesRead - last.entitiesRead >= 10_000 || c.entitiesRead === entities) {
+          console.log(`  restored ${c.entitiesRead.toLocaleString('en')} entities (${Math.round(c.rowsRead / (c.timeTakenMs / 1000)).toLocaleString('en')} aspects/s)`);
+          last = c;
+        }
+      })));
+    }
+    const ours = fastestRestore(serviceRuns);
     rows['service restore (RestoreService.restoreAll)'] = {
       entities: ours.entitiesRead,
       aspects: ours.rowsRead,
       documents: ours.documentsWritten,
       edges: ours.edgesWritten,
       seconds: ours.timeTakenMs / 1000,
+      runs: serviceRuns.map((r) => r.timeTakenMs / 1000).join(' '),
       aspectsPerSecond: Math.round(ours.rowsRead / (ours.timeTakenMs / 1000)),
       cpuSeconds: ours.cpuSeconds,
     };
@@ -239,13 +262,15 @@ async function main() {
       await client.indices.create({ index: rawIndex, body: entityIndexDefinition(registry, registry.entity('dataset')) });
       indicesOnlyRaw.push(await measured(b.pids, () => rawRestore(driver, client, rawIndex, registry, pagesInFlight, false)));
     }
-    const again = await measured(b.pids, () => restore.restoreAll({ urnLike: `${urnPrefix}%`, batchSize }));
+    const againRuns: (RestoreCounts & { cpuSeconds: Record<string, number> })[] = [];
+    for (let i = 0; i < SERVICE_RUNS; i++) againRuns.push(await measured(b.pids, () => restore.restoreAll({ urnLike: `${urnPrefix}%`, batchSize })));
+    const again = fastestRestore(againRuns);
     await writePath.close();
     raws.forEach((r, i) => {
       rows[`raw Cypher read + bulk + edge MERGE, ${PAGES_IN_FLIGHT[i]} page${PAGES_IN_FLIGHT[i] > 1 ? 's' : ''} at once`] = { entities, aspects: r.aspects, seconds: Math.round(r.seconds * 100) / 100, aspectsPerSecond: Math.round(r.aspects / r.seconds), cpuSeconds: r.cpuSeconds };
     });
     const rawDocs = fastest(indicesOnlyRaw);
-    rows['indices only (edges intact): service restore'] = { entities: again.entitiesRead, aspects: again.rowsRead, documents: again.documentsWritten, seconds: again.timeTakenMs / 1000, aspectsPerSecond: Math.round(again.rowsRead / (again.timeTakenMs / 1000)), cpuSeconds: again.cpuSeconds };
+    rows['indices only (edges intact): service restore'] = { entities: again.entitiesRead, aspects: again.rowsRead, documents: again.documentsWritten, seconds: again.timeTakenMs / 1000, runs: againRuns.map((r) => r.timeTakenMs / 1000).join(' '), aspectsPerSecond: Math.round(again.rowsRead / (again.timeTakenMs / 1000)), cpuSeconds: again.cpuSeconds };
     indicesOnlyRaw.forEach((r, i) => {
       rows[`indices only: raw Cypher read + bulk, ${PAGES_IN_FLIGHT[i]} page${PAGES_IN_FLIGHT[i] > 1 ? 's' : ''} at once`] = { entities, aspects: r.aspects, seconds: Math.round(r.seconds * 100) / 100, aspectsPerSecond: Math.round(r.aspects / r.seconds), cpuSeconds: r.cpuSeconds };
     });
