@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -252,14 +252,15 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult & R
   writeFileSync(recipe, `source:\n  type: file\n  config:\n    path: ${file}\nsink:\n  type: datahub-rest\n  config:\n    server: ${url}\n`);
   const started = performance.now();
   const clientCpuBefore = endedChildrenCpuMs();
-  let client: ReturnType<typeof runQueueSampler> | null = null;
-  const { ok, output } = await new Promise<{ ok: boolean; output: string }>((resolve) => {
-    const child = execFile(join(datahubVenv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+  let child: ChildProcess | undefined;
+  const finished = new Promise<{ ok: boolean; output: string }>((resolve) => {
+    child = execFile(join(datahubVenv(), 'bin', 'datahub'), ['ingest', '-c', recipe], { env: { ...process.env, DATAHUB_TELEMETRY_ENABLED: 'false', DATAHUB_SKIP_CONFIG: 'true' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
       resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
     );
-    if (child.pid) client = runQueueSampler(child.pid);
   });
-  const scheduling = (client as ReturnType<typeof runQueueSampler> | null)?.stop();
+  const client = child?.pid ? runQueueSampler(child.pid) : null;
+  const { ok, output } = await finished;
+  const scheduling = client?.stop();
   const seconds = (performance.now() - started) / 1000;
   rmSync(file, { force: true });
   rmSync(recipe, { force: true });
