@@ -1,4 +1,4 @@
-import { RecentAnswers } from './recent-answers';
+import { RECENT_KEYS_PER_GENERATION, RecentAnswers } from './recent-answers';
 import { InvalidInputError } from './errors';
 
 /** A parsed URN: `urn:<namespace>:<entityType>:<id>`, where id may be a tuple `(a,b,c)` whose members may be URNs. */
@@ -42,7 +42,7 @@ function splitTuple(inner: string): string[] | null {
  * Parsed URNs of recent strings: the same URNs (an entity's, its tags', owners' and
  * platform's) are parsed again at every stage of a write and by the indexer. A parsed URN is immutable.
  */
-const parsed = new RecentAnswers<{ urn: Urn | null }>(20_000);
+const parsed = new RecentAnswers<{ urn: Urn | null }>(RECENT_KEYS_PER_GENERATION);
 
 export function tryParseUrn(raw: unknown): Urn | null {
   if (typeof raw !== 'string' || raw.length > MAX_URN_BYTES) return null;

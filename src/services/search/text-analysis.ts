@@ -7,7 +7,7 @@
  * split the same way before it is sent. Both engines then answer alike.
  */
 
-import { RecentAnswers } from '../../model/recent-answers';
+import { RECENT_KEYS_PER_GENERATION, RecentAnswers } from '../../model/recent-answers';
 import { tryParseUrn } from '../../model/urn';
 
 /** DataHub's main tokenizer: whitespace and `(),./:` (also `\` and `;`, which no name uses as a word character). */
@@ -101,7 +101,7 @@ export const urnIdTokens = remembered((value) => {
  * shared: callers only read them.
  */
 function remembered(split: (value: string) => string[]): (value: string) => readonly string[] {
-  const answers = new RecentAnswers<string[]>(20_000, 512);
+  const answers = new RecentAnswers<string[]>(RECENT_KEYS_PER_GENERATION, 512);
   return (value) => answers.get(value, split);
 }
 
