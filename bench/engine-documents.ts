@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { Registry } from '../src/model/registry';
+import { aspectFragment, documentFromFragments, type AspectFragment } from '../src/services/indexing/document';
+import { entityIndexDefinition } from '../src/stores/search/mappings';
+import { aspect, PHASES } from './catalog-data';
+import { cpuSnapshot, flag, http, ROOT, stringFlag } from './lib';
+
+/**
+ * The engine's CPU per search document, by index mapping and bulk size: scenario a's documents (bench/catalog-data.ts,
+ * each dataset's document rebuilt after each of its five aspects, as the indexer sends them) sent straight to the engine
+ * at a fixed pace (--rate documents/s) in bulks of --bulk, external versions, the entity indices' 1 s refresh. Each
+ * variant gets a fresh index; the engine's CPU is counted until 2 s after the last bulk. Variants: `base` (the service's
+ * mapping and documents), `nokw` (text fields without their `.keyword` subfield), `noparts` (documents without the word
+ * fields urnTokens, nameParts, textParts). Needs BENCH_SEARCH_URL and BENCH_PIDS=opensearch:<pid>.
+ *   npx tsx bench/engine-documents.ts [--datasets 2000] [--rate 1000] [--bulk 10] [--variants base,nokw,base,nokw]
+ */
+const datasets = flag('datasets', 3000);
+const pace = flag('rate', 1000);
+const bulkSize = flag('bulk', 10);
+const variants = stringFlag('variants', 'base,nokw,base').split(',');
+const url = process.env.BENCH_SEARCH_URL!;
+const pid = Number((process.env.BENCH_PIDS ?? '').split(',').find((p) => p.startsWith('opensearch'))!.split(':')[1]);
+const registry = Registry.load(join(ROOT, 'schema'), 'li');
+const entity = registry.entities.get('dataset')!;
+
+function variantDefinition(variant: string): Record<string, any> {
+  const def = structuredClone(entityIndexDefinition(registry, entity)) as Record<string, any>;
+  for (const [name, m] of Object.entries<Record<string, any>>(def.mappings.properties)) {
+    if (variant === 'nokw' && m.type === 'text' && m.fields?.keyword && name !== 'autocomplete') delete m.fields;
+  }
+  return def;
+}
+
+function variantDocument(variant: string, doc: Record<string, unknown>): Record<string, unknown> {
+  if (variant === 'noparts') {
+    const { textParts, nameParts, urnTokens, ...rest } = doc;
+    return rest;
+  }
+  return doc;
+}
+
+async function run(variant: string, round: number): Promise<Record<string, unknown>> {
+  const index = `variant_${variant}_${round}`;
+  await http(`${url}/${index}`, { method: 'DELETE' });
+  const created = await http(`${url}/${index}`, { method: 'PUT', json: variantDefinition(variant) });
+  if (!created.ok) throw new Error(created.text);
+  const fragments = Array.from({ length: datasets }, () => new Map<string, AspectFragment>());
+  const docs: { id: string; doc: unknown }[] = [];
+  for (let phase = 0; phase < PHASES.length; phase++) {
+    for (let i = 0; i < datasets; i++) {
+      const a = aspect(`r${round}`, i, phase, i % 3 === 0);
+      fragments[i].set(a.name, aspectFragment(registry, entity, a.name, a.value));
+      docs.push({ id: a.urn, doc: variantDocument(variant, documentFromFragments(registry, entity, a.urn, fragments[i]) as Record<string, unknown>) });
+    }
+  }
+  const before = cpuSnapshot({ opensearch: pid });
+  const start = Date.now();
+  let bytes = 0;
+  for (let k = 0; k < docs.length; k += bulkSize) {
+    const due = start + (k / pace) * 1000;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const body = docs.slice(k, k + bulkSize).map((d, j) => `${JSON.stringify({ index: { _index: index, _id: d.id, version: k + j + 1, version_type: 'external_gte' } })}\n${JSON.stringify(d.doc)}\n`).join('');
+    bytes += body.length;
+    const res = await http(`${url}/_bulk`, { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson' } });
+    if (!res.ok || JSON.parse(res.text).errors) throw new Error(res.text.slice(0, 500));
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  const after = cpuSnapshot({ opensearch: pid });
+  const stats = JSON.parse((await http(`${url}/${index}/_stats/store`)).text);
+  await http(`${url}/${index}`, { method: 'DELETE' });
+  return { variant, docs: docs.length, 'engine µs per doc': +(((after.processes.opensearch - before.processes.opensearch) * 1000) / docs.length).toFixed(1), 'bytes per doc': Math.round(bytes / docs.length), 'store MB': +(stats._all.primaries.store.size_in_bytes / 1e6).toFixed(1) };
+}
+
+async function main(): Promise<void> {
+  let round = 0;
+  for (const v of variants) console.log(JSON.stringify(await run(v, round++)));
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
