@@ -152,7 +152,7 @@ describe('read path', () => {
 });
 
 describe('LatestAspectCache', () => {
-  const entry = (rev: number, bytes: number) => ({ rev, bytes, aspects: [], epoch: -1 });
+  const entry = (rev: number, bytes: number) => ({ rev, packed: Buffer.alloc(bytes), epoch: -1 });
 
   it('keeps its entries within the size it was given, evicting the least recently used', () => {
     const cache = new LatestAspectCache(10_000);

@@ -1,6 +1,6 @@
-import { LatestAspectCache } from '../../src/stores/graph/latest-aspect-cache';
+import { LatestAspectCache, packAspectRows, unpackAspectRows } from '../../src/stores/graph/latest-aspect-cache';
 
-const entry = (rev: number, epoch = 1) => ({ rev, bytes: 100, aspects: [], epoch });
+const entry = (rev: number, epoch = 1, bytes = 100) => ({ rev, packed: Buffer.alloc(bytes), epoch });
 
 describe('LatestAspectCache invalidation', () => {
   it("drops every copy of an entity, whatever names were read, and leaves other entities' copies", () => {
@@ -31,14 +31,31 @@ describe('LatestAspectCache invalidation', () => {
 
   it('an entry evicted for space is forgotten by its entity, so invalidating it later does not touch a newer copy', () => {
     const cache = new LatestAspectCache(1_000);
-    cache.set('urn:a', { ...entry(1), bytes: 600 });
-    cache.set('urn:b', { ...entry(2), bytes: 600 }); // evicts urn:a
+    cache.set('urn:a', entry(1, 1, 600));
+    cache.set('urn:b', entry(2, 1, 600)); // evicts urn:a
     expect(cache.get('urn:a')).toBeUndefined();
-    cache.set('urn:a\nownership', { ...entry(3), bytes: 10 });
+    cache.set('urn:a\nownership', entry(3, 1, 10));
     cache.invalidate(['urn:b']);
     expect(cache.get('urn:a\nownership')?.rev).toBe(3);
     cache.invalidate(['urn:a']);
     expect(cache.get('urn:a\nownership')).toBeUndefined();
     expect(cache.size).toBe(0);
+  });
+});
+
+describe('packed aspect rows', () => {
+  it('unpack to the rows packed, whatever their text holds', () => {
+    const rows = [
+      { name: 'datasetProperties', value: JSON.stringify({ description: 'Ünïcode 🚀 and a\nnewline', tags: ['日本語'] }), createdTime: 1_700_000_000_123, createdActor: 'urn:li:corpuser:jdoe', systemMetadata: '{"runId":"r1"}' },
+      { name: 'status', value: '{"removed":false}', createdTime: 0, createdActor: '', systemMetadata: null },
+      { name: 'odd\nname "quoted"', value: null, createdTime: 5, createdActor: 'urn:li:corpuser:x', systemMetadata: '' },
+    ];
+    expect(unpackAspectRows(packAspectRows(rows))).toEqual(rows);
+    expect(unpackAspectRows(packAspectRows([]))).toEqual([]);
+  });
+
+  it('take a buffer of their own, not a slice of a shared pool one cached entry would keep alive', () => {
+    const packed = packAspectRows([{ name: 'status', value: '{}', createdTime: 0, createdActor: '', systemMetadata: null }]);
+    expect(packed.buffer.byteLength).toBe(packed.length);
   });
 });

@@ -3,6 +3,7 @@ import neo4j from 'neo4j-driver';
 import type { Integer, ManagedTransaction } from 'neo4j-driver';
 import type { Neo4jExecutor } from './neo4j-executor';
 import type { Peer } from './process-lease';
+import type { StoredAspectRow } from './latest-aspect-cache';
 import type { LatestRead, ReadCoherence } from './read-coherence';
 import { RelationshipPageCache, type CachedRelationshipPage } from './relationship-page-cache';
 import type { StatementName } from './statements.generated';
@@ -78,14 +79,29 @@ function parseJson(text: unknown): Record<string, unknown> | null {
   return typeof text === 'string' ? (JSON.parse(text) as Record<string, unknown>) : null;
 }
 
-function toStored(r: { get(key: string): unknown }, version: number): StoredAspect {
+/** An aspect row of a Neo4j record (or of a map in one), its JSON not parsed yet: what the read cache keeps. */
+function rowOf(r: { get(key: string): unknown }): StoredAspectRow {
   return {
     name: r.get('name') as string,
-    version,
-    value: parseJson(r.get('value')) ?? {},
-    created: { time: Number(r.get('createdTime') ?? 0), actor: String(r.get('createdActor') ?? '') },
-    systemMetadata: parseJson(r.get('systemMetadata')),
+    value: (r.get('value') as string | null) ?? null,
+    createdTime: Number(r.get('createdTime') ?? 0),
+    createdActor: String(r.get('createdActor') ?? ''),
+    systemMetadata: (r.get('systemMetadata') as string | null) ?? null,
   };
+}
+
+function fromRow(row: StoredAspectRow, version = 0): StoredAspect {
+  return {
+    name: row.name,
+    version,
+    value: parseJson(row.value) ?? {},
+    created: { time: row.createdTime, actor: row.createdActor },
+    systemMetadata: parseJson(row.systemMetadata),
+  };
+}
+
+function toStored(r: { get(key: string): unknown }, version: number): StoredAspect {
+  return fromRow(rowOf(r), version);
 }
 
 /** Versioned aspects, entities and projected edges in Neo4j. Statements live in cypher/aspects.cypher. */
@@ -149,7 +165,7 @@ export class AspectStore {
   /**
    * Latest aspects of one entity; $names null = all. Reads that arrive together (in one turn of the event loop) share one
    * round trip. With a cache, a copy read earlier is served when Neo4j confirms in that round trip that the entity's rev
-   * is unchanged; the aspects then neither travel nor get parsed again.
+   * is unchanged; the aspects then do not travel (they are parsed from the copy's JSON, as from Neo4j's).
    */
   latest(urn: string, names: string[] | null): Promise<StoredAspect[]> {
     return this.latestReads.load({ urn, names });
@@ -168,7 +184,7 @@ export class AspectStore {
 
   private async readLatest(reads: readonly LatestRead[]): Promise<StoredAspect[][]> {
     const read = this.coherence?.beforeRead(reads);
-    const results: StoredAspect[][] = reads.map((_, i) => read?.served[i] ?? []);
+    const results: StoredAspect[][] = reads.map((_, i) => read?.served[i]?.map((row) => fromRow(row)) ?? []);
     const pending = reads.map((_, i) => i).filter((i) => !read?.served[i]);
     if (pending.length === 0) return results;
     try {
@@ -179,16 +195,8 @@ export class AspectStore {
         const i = record.get('key') as number;
         const rev = record.get('rev') as number | null;
         found.add(i);
-        const fresh = () => {
-          let bytes = 0;
-          const aspects: StoredAspect[] = [];
-          for (const a of record.get('aspects') as Record<string, unknown>[]) {
-            bytes += String(a.value ?? '').length + String(a.systemMetadata ?? '').length;
-            aspects.push(toStored({ get: (k: string) => a[k] }, 0));
-          }
-          return { aspects, bytes };
-        };
-        results[i] = read ? read.answered(i, rev, fresh) : fresh().aspects;
+        const fresh = () => (record.get('aspects') as Record<string, unknown>[]).map((a) => rowOf({ get: (k: string) => a[k] }));
+        results[i] = (read ? read.answered(i, rev, fresh) : fresh()).map((row) => fromRow(row));
       }
       for (const i of pending) if (!found.has(i)) read?.absent(i);
       return results;

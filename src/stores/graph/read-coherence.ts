@@ -1,7 +1,6 @@
 import { UnavailableError } from '../../model/errors';
 import type { PeerInvalidation } from '../peers/peer-invalidation';
-import type { StoredAspect } from './aspect-store';
-import { LatestAspectCache, type CachedLatest } from './latest-aspect-cache';
+import { LatestAspectCache, packAspectRows, unpackAspectRows, type CachedLatest, type StoredAspectRow } from './latest-aspect-cache';
 import type { Peer, ProcessLease } from './process-lease';
 import { RelationshipPageCache, type CachedRelationshipPage } from './relationship-page-cache';
 
@@ -19,11 +18,11 @@ export interface PeerNotifier {
 /** One coalesced read of latest aspects, as read coherence sees it: from `beforeRead` to `end`. */
 export interface CoherentRead {
   /** Per read: the aspects a cached copy serves without asking Neo4j, or undefined (ask). */
-  readonly served: readonly (StoredAspect[] | undefined)[];
+  readonly served: readonly (StoredAspectRow[] | undefined)[];
   /** The rev of the copy held for read `i` (-1: none): Neo4j then answers "unchanged" instead of sending the aspects. */
   knownRev(i: number): number;
   /** Neo4j's answer to read `i`: the entity's rev, and its aspects when the copy held is not current. What to answer. */
-  answered(i: number, rev: number | null, fresh: () => { aspects: StoredAspect[]; bytes: number }): StoredAspect[];
+  answered(i: number, rev: number | null, fresh: () => StoredAspectRow[]): StoredAspectRow[];
   /** Read `i` found no entity. */
   absent(i: number): void;
   end(): void;
@@ -106,7 +105,7 @@ export class LeasedReadCoherence implements ReadCoherence {
     // Copies read in this lease's epoch are current: every write, through any process, drops them before it is answered.
     const unchecked = lease?.unchecked() ?? false;
     const epoch = unchecked ? lease!.epoch : -1;
-    const served = cached.map((copy) => (unchecked && copy && copy.epoch === epoch ? [...copy.aspects] : undefined));
+    const served = cached.map((copy) => (unchecked && copy && copy.epoch === epoch ? unpackAspectRows(copy.packed) : undefined));
     let ticket: number | null = null;
     return {
       served,
@@ -121,11 +120,11 @@ export class LeasedReadCoherence implements ReadCoherence {
         const copy = cached[i];
         if (copy && rev === copy.rev) {
           if (trusted && copy.epoch !== epoch) cache?.set(keys[i], { ...copy, epoch });
-          return [...copy.aspects];
+          return unpackAspectRows(copy.packed);
         }
-        const { aspects, bytes } = fresh();
-        if (cache && typeof rev === 'number') cache.set(keys[i], { rev, aspects, bytes, epoch: trusted ? epoch : -1 });
-        return [...aspects];
+        const rows = fresh();
+        if (cache && typeof rev === 'number') cache.set(keys[i], { rev, packed: packAspectRows(rows), epoch: trusted ? epoch : -1 });
+        return rows;
       },
       absent: (i) => {
         if (cached[i]) cache?.delete(keys[i]);
