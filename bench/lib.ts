@@ -372,6 +372,17 @@ export function report(name: string, rows: Record<string, RunResult | Record<str
   console.log(`results written to ${file}`);
 }
 
+/** The resident set (VmRSS) and its peak (VmHWM) of a process, in MB (MiB); null once it is gone. */
+export function memoryOf(pid: number): { rssMb: number; hwmMb: number } | null {
+  try {
+    const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), hwmMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return null;
+  }
+}
+
 /** The peak resident set (VmHWM) of a process, in MB. */
 export function peakRssMb(pid: number): number | null {
   try {

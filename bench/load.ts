@@ -1,8 +1,7 @@
 import neo4j from 'neo4j-driver';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { removeRunEntities } from '../test/fuzzing/dataset';
-import { backends, flag, percentile, report, startServiceProcess } from './lib';
+import { backends, flag, memoryOf, percentile, report, startServiceProcess } from './lib';
 
 /**
  * Mixed read/write load from several worker processes for a fixed time, against the service in its own process:
@@ -119,16 +118,6 @@ async function workerMain(task: WorkerTask): Promise<WorkerResult> {
   );
   result.endedAt = Date.now();
   return result;
-}
-
-function memoryOf(pid: number): { rssMb: number; hwmMb: number } | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-    return { rssMb: Math.round(kb('VmRSS') / 1024), hwmMb: Math.round(kb('VmHWM') / 1024) };
-  } catch {
-    return null;
-  }
 }
 
 function runWorker(task: WorkerTask): Promise<WorkerResult> {

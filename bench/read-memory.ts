@@ -1,21 +1,16 @@
 import { aspect, PHASES, urnOf } from './catalog-data';
-import { backends, flag, http, peakRssMb, runLoad, startServiceProcess } from './lib';
+import { backends, flag, http, memoryOf, runLoad, startServiceProcess } from './lib';
 
 /**
  * The service's memory under reads of a whole catalog: --datasets datasets of scenario a's five aspects are written in
  * batches, then every dataset is read --passes times through entitiesV2 by --clients clients (each pass in a new random
  * order), filling the read cache (READ_CACHE_SIZE) and cycling through it. Prints the service's RSS after the writes
- * and its peak (VmHWM) and current RSS after each pass, beside the read throughput.
+ * and its current (rssMb) and peak (hwmMb) RSS after each pass, beside the read throughput.
  *   npx tsx bench/read-memory.ts [--datasets 10000] [--passes 3] [--clients 8]
  */
 const datasets = flag('datasets', 10000);
 const passes = flag('passes', 3);
 const clients = flag('clients', 8);
-
-function rssMb(pid: number): number {
-  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
-  return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
-}
 
 function shuffled(n: number, seed: number): number[] {
   const order = Array.from({ length: n }, (_, i) => i);
@@ -42,7 +37,7 @@ async function main(): Promise<void> {
         .map((a) => ({ entityType: 'dataset', entityUrn: a.urn, changeType: 'UPSERT', aspectName: a.name, aspect: { value: JSON.stringify(a.value), contentType: 'application/json' } }));
       return (await http(`${service.url}/aspects?action=ingestProposalBatch`, { json: { proposals } })).ok;
     });
-    console.log(JSON.stringify({ datasets, afterWrites: { rssMb: rssMb(pid), peakRssMb: peakRssMb(pid) } }));
+    console.log(JSON.stringify({ datasets, afterWrites: memoryOf(pid) }));
     for (let pass = 1; pass <= passes; pass++) {
       const order = shuffled(datasets, pass);
       let bytes = 0;
@@ -51,7 +46,7 @@ async function main(): Promise<void> {
         bytes += res.text.length;
         return res.ok;
       });
-      console.log(JSON.stringify({ pass, readsPerSecond: Math.round(result.perSecond), errors: result.errors, answerKbAvg: Math.round(bytes / datasets / 1024), rssMb: rssMb(pid), peakRssMb: peakRssMb(pid) }));
+      console.log(JSON.stringify({ pass, readsPerSecond: Math.round(result.perSecond), errors: result.errors, answerKbAvg: Math.round(bytes / datasets / 1024), ...memoryOf(pid) }));
     }
   } finally {
     await service.stop();
