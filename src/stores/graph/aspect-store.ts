@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 import neo4j from 'neo4j-driver';
 import type { Integer, ManagedTransaction } from 'neo4j-driver';
+import type { StoredAspectRow } from './latest-aspect-cache';
 import type { Neo4jExecutor } from './neo4j-executor';
 import type { Peer } from './process-lease';
-import type { StoredAspectRow } from './latest-aspect-cache';
 import type { LatestRead, ReadCoherence } from './read-coherence';
 import { RelationshipPageCache, type CachedRelationshipPage } from './relationship-page-cache';
 import type { StatementName } from './statements.generated';
@@ -90,7 +90,7 @@ function rowOf(r: { get(key: string): unknown }): StoredAspectRow {
   };
 }
 
-function fromRow(row: StoredAspectRow, version = 0): StoredAspect {
+function fromRow(row: StoredAspectRow, version: number): StoredAspect {
   return {
     name: row.name,
     version,
@@ -184,7 +184,7 @@ export class AspectStore {
 
   private async readLatest(reads: readonly LatestRead[]): Promise<StoredAspect[][]> {
     const read = this.coherence?.beforeRead(reads);
-    const results: StoredAspect[][] = reads.map((_, i) => read?.served[i]?.map((row) => fromRow(row)) ?? []);
+    const results: StoredAspect[][] = reads.map((_, i) => read?.served[i]?.map((row) => fromRow(row, 0)) ?? []);
     const pending = reads.map((_, i) => i).filter((i) => !read?.served[i]);
     if (pending.length === 0) return results;
     try {
@@ -196,7 +196,7 @@ export class AspectStore {
         const rev = record.get('rev') as number | null;
         found.add(i);
         const fresh = () => (record.get('aspects') as Record<string, unknown>[]).map((a) => rowOf({ get: (k: string) => a[k] }));
-        results[i] = (read ? read.answered(i, rev, fresh) : fresh()).map((row) => fromRow(row));
+        results[i] = (read ? read.answered(i, rev, fresh) : fresh()).map((row) => fromRow(row, 0));
       }
       for (const i of pending) if (!found.has(i)) read?.absent(i);
       return results;
