@@ -125,6 +125,10 @@ export class IngestionService {
     return this.prepare.projectEdges(aspectName, value);
   }
 
+  edgeKeys(aspectName: string, value: Record<string, unknown>): { edges: string[]; columnEdges: string[] } {
+    return this.prepare.edgeKeys(aspectName, value);
+  }
+
   /** Write items built elsewhere in the domain (a rollback's reverts and deletes), as one unit: one transaction. */
   async submit(items: WriteItem[]): Promise<ItemOutcome[]> {
     if (items.length === 0) return [];

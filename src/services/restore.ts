@@ -69,31 +69,40 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Per aspect, the edges (`type|target`) and column edges (`source|target`) an entity's aspects own now. */
-function ownedEdges(entity: RestoreEntity): Map<string, { edges: Set<string>; columnEdges: Set<string> }> {
-  const owned = new Map<string, { edges: Set<string>; columnEdges: Set<string> }>();
-  const of = (aspect: string) => {
-    let o = owned.get(aspect);
-    if (!o) owned.set(aspect, (o = { edges: new Set(), columnEdges: new Set() }));
-    return o;
-  };
-  for (const row of entity.edges) {
-    const bar = row.indexOf('|');
-    of(row.slice(0, bar)).edges.add(row.slice(bar + 1));
-  }
-  for (const row of entity.columnEdges) {
-    const bar = row.indexOf('|');
-    of(row.slice(0, bar)).columnEdges.add(row.slice(bar + 1));
-  }
+/**
+ * The edges an entity's aspects own now, as the page returns them (`aspect|type|target`, column edges
+ * `aspect|source|target`), with how many each aspect owns: an aspect's edges are right when it owns as many as its
+ * value projects and each of those.
+ */
+interface OwnedEdges {
+  edges: Set<string>;
+  columnEdges: Set<string>;
+  counts: Map<string, { edges: number; columnEdges: number }>;
+}
+
+function ownedEdges(entity: RestoreEntity): OwnedEdges {
+  const owned: OwnedEdges = { edges: new Set(entity.edges), columnEdges: new Set(entity.columnEdges), counts: new Map() };
+  for (const row of entity.edges) countOf(owned, row).edges++;
+  for (const row of entity.columnEdges) countOf(owned, row).columnEdges++;
   return owned;
 }
 
-/** Whether the stored edges of an aspect are exactly those its value projects (as the write path keys them). */
-function sameEdges(projected: ProjectedEdges, stored: { edges: Set<string>; columnEdges: Set<string> } | undefined): boolean {
-  const edges = new Set(projected.edges.map((e) => `${e.type}|${e.target}`));
-  const columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
-  const equal = (a: Set<string>, b: Set<string> | undefined) => a.size === (b?.size ?? 0) && [...a].every((k) => b!.has(k));
-  return equal(edges, stored?.edges) && equal(columnEdges, stored?.columnEdges);
+function countOf(owned: OwnedEdges, row: string): { edges: number; columnEdges: number } {
+  const aspect = row.slice(0, row.indexOf('|'));
+  let count = owned.counts.get(aspect);
+  if (!count) owned.counts.set(aspect, (count = { edges: 0, columnEdges: 0 }));
+  return count;
+}
+
+/** Whether the stored edges of an aspect are exactly those its value projects (`keys`: as the write path keys them). */
+function sameEdges(aspect: string, keys: { edges: string[]; columnEdges: string[] }, owned: OwnedEdges): boolean {
+  const count = owned.counts.get(aspect);
+  return sameKeys(aspect, keys.edges, owned.edges, count?.edges ?? 0) && sameKeys(aspect, keys.columnEdges, owned.columnEdges, count?.columnEdges ?? 0);
+}
+
+function sameKeys(aspect: string, projected: string[], stored: Set<string>, storedCount: number): boolean {
+  const unique = projected.length > 1 ? [...new Set(projected)] : projected;
+  return unique.length === storedCount && unique.every((key) => stored.has(`${aspect}|${key}`));
 }
 
 function edgeCount(projected: ProjectedEdges): number {
@@ -118,7 +127,7 @@ export class RestoreService {
     private readonly engine: SearchEngine,
     private readonly names: IndexNames,
     private readonly indices: { ensureIndices(entityTypes?: Iterable<string>, options?: { recheck?: boolean }): Promise<void> },
-    private readonly writes: Pick<IngestionService, 'projectEdges' | 'submit'>,
+    private readonly writes: Pick<IngestionService, 'projectEdges' | 'edgeKeys' | 'submit'>,
   ) {}
 
   /** One page: `batchSize` entities from row `start` of those matching, ordered by urn (restoreIndices). */
@@ -206,15 +215,17 @@ export class RestoreService {
   ): { spec: EntitySpec; values: Map<string, Record<string, unknown>> } | null {
     counts.entitiesRead++;
     const spec = this.registry.entities.get(entity.entityType ?? tryParseUrn(entity.urn)?.entityType ?? '');
-    const selected = (name: string) => aspectFilter === null || name === aspectFilter;
-    counts.rowsRead += entity.aspects.filter((a) => selected(a.name)).length;
+    let selectedRows = 0;
+    for (const row of entity.aspects) if (aspectFilter === null || row.name === aspectFilter) selectedRows++;
+    counts.rowsRead += selectedRows;
     if (!spec) {
-      counts.ignored += entity.aspects.filter((a) => selected(a.name)).length;
+      counts.ignored += selectedRows;
       return null;
     }
     const values = new Map<string, Record<string, unknown>>();
     const owned = ownedEdges(entity);
     for (const row of entity.aspects) {
+      const selected = aspectFilter === null || row.name === aspectFilter;
       const aspect = this.registry.aspects.get(row.name);
       let value: unknown = null;
       try {
@@ -223,16 +234,16 @@ export class RestoreService {
         /* unreadable: ignored below */
       }
       if (!aspect || aspect.timeseries || !spec.aspects.has(row.name) || !isObject(value)) {
-        if (selected(row.name)) counts.ignored++;
+        if (selected) counts.ignored++;
         continue;
       }
       values.set(row.name, value);
-      if (selected(row.name) && (aspect.relationships.length > 0 || aspect.behaviour?.columnEdges)) {
-        const projected = this.writes.projectEdges(row.name, value);
+      if (selected && (aspect.relationships.length > 0 || aspect.behaviour?.columnEdges)) {
         // Already exactly right when read (the value and the edges came from one statement): nothing to write. Were
         // either changed since, by a write that made its own edges.
-        if (sameEdges(projected, owned.get(row.name))) counts.edgesWritten += edgeCount(projected);
-        else reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected });
+        const keys = this.writes.edgeKeys(row.name, value);
+        if (sameEdges(row.name, keys, owned)) counts.edgesWritten += keys.edges.length + keys.columnEdges.length;
+        else reprojections.push({ kind: 'reproject', urn: entity.urn, entityType: spec.name, name: row.name, expectedHash: row.hash, projected: this.writes.projectEdges(row.name, value) });
       }
     }
     return values.size > 0 ? { spec, values } : null;

@@ -2,7 +2,7 @@ import { status } from '../../model/aspects';
 import { makeUrn } from '../../model/urn';
 import type { ApplyParams, LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
-import { indexedRunOf } from './prepare';
+import { columnEdgeKey, edgeKey, indexedRunOf } from './prepare';
 
 /*
  * The contract with cypher/writes.cypher: what `lock` is asked for (LockRequest) and returns (LockedEntity,
@@ -291,7 +291,6 @@ function emptyAspect(name: string): AspectState {
   };
 }
 
-const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
 
 /**
  * The plan as `writes/apply` reads it: each stage gets a list of only the rows it has work for (rows skipped inside a
@@ -506,7 +505,7 @@ function applyReproject(item: Extract<WriteItem, { kind: 'reproject' }>, e: Enti
 
 function setEdges(a: AspectState, projected: ProjectedEdges): void {
   a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
-  a.columnEdges = new Set((projected.columnEdges ?? []).map((c) => `${c.source}|${c.target}`));
+  a.columnEdges = new Set((projected.columnEdges ?? []).map(columnEdgeKey));
 }
 
 function applyRevert(item: Extract<WriteItem, { kind: 'revert' }>, e: EntityState): ItemOutcome {

@@ -6,7 +6,7 @@ import { assertNesting } from '../../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../../model/registry';
 import { tryParseUrn, type Urn } from '../../model/urn';
 import { applyPatch, parsePatch } from '../patch/json-patch';
-import type { Projected, ProjectedEdges, WriteItem } from './plan';
+import type { ColumnEdge, Projected, ProjectedEdges, WriteItem } from './plan';
 
 /*
  * The prepare stage of the write path (see ./pipeline.ts): a request becomes WriteItems — proposals, snapshots and
@@ -85,6 +85,10 @@ export function normalizeSystemMetadata(raw: unknown, now: number): Record<strin
 }
 
 /** Requests as WriteItems (and time-series events): parsed, validated and projected. */
+/** How the plan keys an edge and a column edge (`type|target`, `source|target`), and a restore's check with it. */
+export const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
+export const columnEdgeKey = (c: ColumnEdge) => `${c.source}|${c.target}`;
+
 export class WritePreparer {
   constructor(
     private readonly registry: Registry,
@@ -346,6 +350,20 @@ export class WritePreparer {
       hash: hashOfCanonicalJson(serialized),
       parsed: value,
       ...this.edgesOf(aspect, value),
+    };
+  }
+
+  /**
+   * The edges a stored value projects, as keys only (`type|target`, column edges `source|target`, as the plan keys
+   * them): what a restore compares with the stored edges of every aspect it reads. Most are right, and for those the
+   * target types (a urn parse per edge) and edge objects of projectEdges are never needed.
+   */
+  edgeKeys(aspectName: string, value: Record<string, unknown>): { edges: string[]; columnEdges: string[] } {
+    const aspect = this.registry.aspects.get(aspectName);
+    if (!aspect) throw new Error(`aspect '${aspectName}' is not in the registry`);
+    return {
+      edges: this.registry.edgesOf(aspect, value).map(edgeKey),
+      columnEdges: (aspect.behaviour?.columnEdges?.(value, this.registry.urnNamespace) ?? []).map(columnEdgeKey),
     };
   }
 
