@@ -118,22 +118,29 @@ function walk(schema: JsonSchema, path: string[], visit: (node: JsonSchema, path
 
 /** All leaf values found at a path (arrays flattened); missing steps yield nothing. */
 export function valuesAt(value: unknown, path: readonly string[]): unknown[] {
-  let current: unknown[] = [value];
-  for (const step of path) {
-    const next: unknown[] = [];
-    for (const v of current) {
-      if (v === null || v === undefined) continue;
-      if (step === '*') {
-        if (Array.isArray(v)) next.push(...v);
-        else if (typeof v === 'object') next.push(...Object.values(v as Record<string, unknown>));
-      } else if (typeof v === 'object' && !Array.isArray(v)) {
-        const child = (v as Record<string, unknown>)[step];
-        if (child !== undefined && child !== null) next.push(child);
-      }
-    }
-    current = next;
+  const found: unknown[] = [];
+  collectAt(value, path, 0, found);
+  return found;
+}
+
+/**
+ * valuesAt's walk, depth first into one output list: the same values in the same order as a walk step by step, without
+ * a list per step (this runs for every searchable field and relationship of every aspect written, restored or indexed).
+ */
+function collectAt(value: unknown, path: readonly string[], depth: number, found: unknown[]): void {
+  if (depth === path.length) {
+    if (Array.isArray(value)) for (const item of value) found.push(item);
+    else found.push(value);
+    return;
   }
-  return current.flatMap((v) => (Array.isArray(v) ? v : [v]));
+  if (value === null || value === undefined || typeof value !== 'object') return;
+  const step = path[depth];
+  if (step === '*') {
+    for (const child of Array.isArray(value) ? value : Object.values(value)) collectAt(child, path, depth + 1, found);
+  } else if (!Array.isArray(value)) {
+    const child = (value as Record<string, unknown>)[step];
+    if (child !== undefined && child !== null) collectAt(child, path, depth + 1, found);
+  }
 }
 
 function describeAjvError(e: ErrorObject): { path: string; message: string } {
