@@ -49,6 +49,24 @@ describe('write group planning', () => {
     expect(columns.createColumnEdges).toEqual([{ owner: urn, aspect: 'a', s: 0, t: 1 }]);
   });
 
+  it('orders new edges by target, then source urn, and column edges by target, then source field (one lock order)', () => {
+    const entity = (u: string, node: string): [string, LockedEntity] => [u, { urn: u, node, rev: 1, previousRev: 0, created: false, placeholder: false, aspects: [] }];
+    const locked = new Map([entity('urn:li:tag:b', 'nb'), entity('urn:li:tag:a', 'na'), entity('urn:li:tag:c', 'nc')]);
+    const columns = (u: string, pairs: [string, string][]) => pairs.map(([source, target]) => ({ source: `${u}.${source}`, target }));
+    const write = (u: string, targets: string[], columnEdges: { source: string; target: string }[] = []): WriteItem => ({
+      ...upsert(u),
+      urn: u,
+      projected: { value: u, hash: `h${u}`, edges: targets.map((target) => ({ type: 'OwnedBy', target, targetType: 'corpuser', isLineage: false })), columnEdges },
+    });
+    const { plan } = planGroup(
+      [[write('urn:li:tag:c', ['u2', 'u1'], columns('c', [['f', 'x2'], ['f', 'x1']]))], [write('urn:li:tag:a', ['u2'], columns('a', [['f', 'x2']]))], [write('urn:li:tag:b', ['u1', 'u3'])]],
+      locked,
+    );
+    expect(plan.createEdges.map((e) => `${e.target}<-${e.urn}`)).toEqual(['u1<-urn:li:tag:b', 'u1<-urn:li:tag:c', 'u2<-urn:li:tag:a', 'u2<-urn:li:tag:c', 'u3<-urn:li:tag:b']);
+    expect(plan.createColumnEdges.map((e) => `${e.target}<-${e.source}`)).toEqual(['x1<-c.f', 'x2<-a.f', 'x2<-c.f']);
+    expect(plan.createEdges.every((e) => plan.targets[e.t].urn === e.target)).toBe(true);
+  });
+
   it("gives apply's entity stage a row only for an entity it has something to do to", () => {
     const other = 'urn:li:tag:u';
     const tagProperties = { name: 'tagProperties', hash: 'ha', top: 0, history: 0, value: null, edges: [], columnEdges: [] };

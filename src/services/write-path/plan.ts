@@ -225,14 +225,14 @@ interface AspectState {
   stored: boolean;
   storedValue: string | null;
   /** Edges stored for this aspect (after this group's wipes). */
-  storedEdges: Set<string>;
+  storedEdges: ReadonlySet<string>;
   /** Column edges this aspect owns in the store, and as this group leaves them, as "<source>|<target>". */
-  storedColumnEdges: Set<string>;
-  columnEdges: Set<string>;
+  storedColumnEdges: ReadonlySet<string>;
+  columnEdges: ReadonlySet<string>;
   /** The latest value as this group leaves it; `fromStore` while it is still the stored one. */
   current: (AspectValue & { fromStore: boolean; parsed?: Record<string, unknown> }) | null;
   currentSystemMetadata: string | null;
-  edges: Map<string, Edge>;
+  edges: ReadonlyMap<string, Edge>;
   top: number;
   versions: number;
   copy: number | null;
@@ -266,17 +266,24 @@ interface EntityState {
   markers: string[];
 }
 
+/**
+ * The edge sets of an aspect without edges, shared: they are only ever replaced, never changed, and a restore's page
+ * plans thousands of aspects (each with four empty collections, copied by every scavenge while the group commits).
+ */
+const NO_KEYS: ReadonlySet<string> = new Set();
+const NO_EDGES: ReadonlyMap<string, Edge> = new Map();
+
 function emptyAspect(name: string): AspectState {
   return {
     name,
     stored: false,
     storedValue: null,
-    storedEdges: new Set(),
-    storedColumnEdges: new Set(),
-    columnEdges: new Set(),
+    storedEdges: NO_KEYS,
+    storedColumnEdges: NO_KEYS,
+    columnEdges: NO_KEYS,
     current: null,
     currentSystemMetadata: null,
-    edges: new Map(),
+    edges: NO_EDGES,
     top: 0,
     versions: 0,
     copy: null,
@@ -378,14 +385,12 @@ function tryPlan(
         const s = emptyAspect(a.name);
         s.stored = true;
         s.storedValue = a.value;
-        s.storedEdges = new Set(a.edges);
-        s.storedColumnEdges = new Set(a.columnEdges);
-        s.columnEdges = new Set(a.columnEdges);
-        s.current = { value: '', hash: a.hash, createdTime: 0, createdActor: '', fromStore: true };
-        for (const k of a.edges) {
-          const i = k.indexOf('|');
-          s.edges.set(k, { type: k.slice(0, i), target: k.slice(i + 1), targetType: '', isLineage: false });
+        if (a.edges.length > 0) {
+          s.storedEdges = new Set(a.edges);
+          s.edges = new Map(a.edges.map((k) => [k, { type: k.slice(0, k.indexOf('|')), target: k.slice(k.indexOf('|') + 1), targetType: '', isLineage: false }]));
         }
+        if (a.columnEdges.length > 0) s.storedColumnEdges = s.columnEdges = new Set(a.columnEdges);
+        s.current = { value: '', hash: a.hash, createdTime: 0, createdActor: '', fromStore: true };
         s.top = a.top;
         s.versions = 1 + a.history;
         e.aspects.set(a.name, s);
@@ -504,8 +509,8 @@ function applyReproject(item: Extract<WriteItem, { kind: 'reproject' }>, e: Enti
 }
 
 function setEdges(a: AspectState, projected: ProjectedEdges): void {
-  a.edges = new Map(projected.edges.map((edge) => [edgeKey(edge), edge]));
-  a.columnEdges = new Set((projected.columnEdges ?? []).map(columnEdgeKey));
+  a.edges = projected.edges.length > 0 ? new Map(projected.edges.map((edge) => [edgeKey(edge), edge])) : NO_EDGES;
+  a.columnEdges = projected.columnEdges?.length ? new Set(projected.columnEdges.map(columnEdgeKey)) : NO_KEYS;
 }
 
 function applyRevert(item: Extract<WriteItem, { kind: 'revert' }>, e: EntityState): ItemOutcome {
@@ -572,7 +577,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     for (const a of e.aspects.values()) {
       if (!a.touched && !a.reprojected) continue;
       const stored = a.stored && !e.wipeAll && !e.wipeNames.has(a.name);
-      const storedEdges = stored ? a.storedEdges : new Set<string>();
+      const storedEdges = stored ? a.storedEdges : NO_KEYS;
       const copy = a.copy !== null && a.copy > a.cut ? a.copy : null;
       if (a.touched) plan.rows.push({
         urn: e.urn,
@@ -600,7 +605,7 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
         plan.createEdges.push({ urn: e.urn, node, aspect: a.name, type: edge.type, target: edge.target, t: -1, isLineage: edge.isLineage });
         if (!targets.has(edge.target)) targets.set(edge.target, edge.targetType);
       }
-      const storedColumnEdges = stored ? a.storedColumnEdges : new Set<string>();
+      const storedColumnEdges = stored ? a.storedColumnEdges : NO_KEYS;
       for (const k of storedColumnEdges) {
         if (!a.columnEdges.has(k)) plan.removeColumnEdges.push({ owner: e.urn, aspect: a.name, ...splitColumnEdge(k) });
       }
@@ -627,8 +632,12 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
     edge.s = position.get(edge.source)!;
     edge.t = position.get(edge.target)!;
   }
-  plan.createEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.urn < y.urn ? -1 : x.urn > y.urn ? 1 : 0));
-  plan.createColumnEdges.sort((x, y) => (x.target < y.target ? -1 : x.target > y.target ? 1 : x.source < y.source ? -1 : x.source > y.source ? 1 : 0));
+  // Positions follow urn order, so comparing them is comparing the urns (long strings with long common prefixes: a
+  // restore's page sorts thousands). Edges come in source urn order; a stable grouping by target keeps it within each.
+  const byTarget: GroupPlan['createEdges'][] = plan.targets.map(() => []);
+  for (const edge of plan.createEdges) byTarget[edge.t].push(edge);
+  plan.createEdges = byTarget.flat();
+  plan.createColumnEdges.sort((x, y) => x.t - y.t || x.s - y.s);
   return plan;
 }
 
