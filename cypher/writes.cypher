@@ -50,9 +50,21 @@ WITH peers, x, e, created, previousRev
 CALL (x, e) {
   // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each).
   WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn]] AS owned
+  // Owned edges between schemaField nodes, sought in the relationship index on owner, once per entity and only for
+  // an entity whose column lineage the group needs (per aspect, the seek ran for every aspect row: a tenth of the lock's
+  // CPU for a restore page). The hint keeps the plan a seek: planned while the graph had dataset-level lineage but few
+  // column edges, Neo4j scanned this index and kept the plan once column lineage arrived (20,000 column edges: 100,005
+  // db hits for a 5-entity group, 195 with the seek).
+  CALL (x) {
+    WITH x WHERE size(x.columns) > 0
+    MATCH (f:Entity)-[c:DownstreamOf {owner: x.urn}]->(u:Entity)
+    USING INDEX SEEK c:DownstreamOf(owner)
+    WHERE c.aspect IN x.columns
+    RETURN collect([c.aspect, f.urn + '|' + u.urn]) AS columns
+  }
   OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
   WHERE x.all OR a.name IN x.names OR a.name IN x.present
-  WITH owned, a WHERE a IS NOT NULL
+  WITH owned, columns, a WHERE a IS NOT NULL
   // History only for aspects the group writes versions of: a default that exists is only checked for, a reprojection
   // reads only the latest value's edges (one seek fewer per aspect: a quarter of the statement for restore's pages).
   CALL (x, a) {
@@ -61,20 +73,10 @@ CALL (x, e) {
     WHERE h.version > 0
     RETURN max(h.version) AS top, count(h) AS history
   }
-  CALL (x, a) {
-    // Owned edges between schemaField nodes, sought in the relationship index on owner. The hint keeps the plan a seek:
-    // planned while the graph had dataset-level lineage but few column edges, Neo4j scanned this index and kept the plan
-    // once column lineage arrived (20,000 column edges: 100,005 db hits for a 5-entity group, 195 with the seek).
-    WITH x, a WHERE a.name IN x.columns
-    MATCH (f:Entity)-[c:DownstreamOf {owner: x.urn}]->(u:Entity)
-    USING INDEX SEEK c:DownstreamOf(owner)
-    WHERE c.aspect = a.name
-    RETURN collect(f.urn + '|' + u.urn) AS columnEdges
-  }
   RETURN collect({name: a.name, hash: a.hash, top: coalesce(top, 0), history: history,
                   value: CASE WHEN a.name IN x.values THEN a.value END,
                   edges: [o IN owned WHERE o[0] = a.name | o[1]],
-                  columnEdges: columnEdges}) AS aspects
+                  columnEdges: [c IN columns WHERE c[0] = a.name | c[1]]}) AS aspects
 }
 RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, e.placeholder IS NOT NULL AS placeholder, aspects, peers
 

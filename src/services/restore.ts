@@ -200,7 +200,10 @@ export class RestoreService {
     }
     const pattern = request.urnLike ? urnPattern(request.urnLike) : null;
     const from = urn ?? pattern?.prefix ?? '';
-    return { urn, aspect, urnRegex: pattern?.regex ?? null, from, to: urn ? `${urn}\u0000` : prefixEnd(from) };
+    const to = urn ? `${urn}\u0000` : prefixEnd(from);
+    // A literal prefix and one trailing % is the urn range itself: no regular expression to match per entity.
+    const rangeAlone = pattern !== null && request.urnLike === `${pattern.prefix}%` && to !== UNBOUNDED;
+    return { urn, aspect, urnRegex: rangeAlone ? null : (pattern?.regex ?? null), from, to };
   }
 
   /**
