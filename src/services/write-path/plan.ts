@@ -268,7 +268,7 @@ interface EntityState {
 
 /**
  * The edge sets of an aspect without edges, shared: they are only ever replaced, never changed, and a restore's page
- * plans thousands of aspects (each with four empty collections, copied by every scavenge while the group commits).
+ * plans thousands of aspects, most of them (and every one in a restore of lost edges) with none stored.
  */
 const NO_KEYS: ReadonlySet<string> = new Set();
 const NO_EDGES: ReadonlyMap<string, Edge> = new Map();
@@ -297,7 +297,6 @@ function emptyAspect(name: string): AspectState {
     touched: false,
   };
 }
-
 
 /**
  * The plan as `writes/apply` reads it: each stage gets a list of only the rows it has work for (rows skipped inside a
@@ -387,7 +386,7 @@ function tryPlan(
         s.storedValue = a.value;
         if (a.edges.length > 0) {
           s.storedEdges = new Set(a.edges);
-          s.edges = new Map(a.edges.map((k) => [k, { type: k.slice(0, k.indexOf('|')), target: k.slice(k.indexOf('|') + 1), targetType: '', isLineage: false }]));
+          s.edges = new Map(a.edges.map((k) => [k, storedEdge(k)]));
         }
         if (a.columnEdges.length > 0) s.storedColumnEdges = s.columnEdges = new Set(a.columnEdges);
         s.current = { value: '', hash: a.hash, createdTime: 0, createdActor: '', fromStore: true };
@@ -647,6 +646,12 @@ function softDeleted(e: EntityState): boolean | null {
   // A value this group wrote (a stored one is known by its hash only, and unchanged).
   if (current && !current.fromStore) return current.parsed ? current.parsed.removed === true : current.value.includes('"removed":true');
   return !current && (e.wipeAll || e.wipeNames.has(status.name)) ? false : null;
+}
+
+/** A stored edge by its key: only its type and target are known (enough to keep it or remove it). */
+function storedEdge(key: string): Edge {
+  const i = key.indexOf('|');
+  return { type: key.slice(0, i), target: key.slice(i + 1), targetType: '', isLineage: false };
 }
 
 function splitColumnEdge(key: string): ColumnEdge {

@@ -84,11 +84,11 @@ export function normalizeSystemMetadata(raw: unknown, now: number): Record<strin
   return metadata;
 }
 
-/** Requests as WriteItems (and time-series events): parsed, validated and projected. */
 /** How the plan keys an edge and a column edge (`type|target`, `source|target`), and a restore's check with it. */
 export const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
 export const columnEdgeKey = (c: ColumnEdge) => `${c.source}|${c.target}`;
 
+/** Requests as WriteItems (and time-series events): parsed, validated and projected. */
 export class WritePreparer {
   constructor(
     private readonly registry: Registry,
