@@ -137,12 +137,13 @@ export class RestoreService {
     const start = request.start ?? 0;
     const batchSize = request.batchSize ?? 10;
     const page = await this.store.page({ ...filters, after: '', skip: start, limit: batchSize });
+    const lastUrn = page.length > 0 ? page[page.length - 1].urn : null;
     const counts = await this.restorePage(page, filters.aspect);
     await this.engine.refresh(this.names.allEntities());
     return {
       args: { urn: request.urn ?? null, aspect: request.aspect ?? null, urnLike: request.urnLike ?? null, start, batchSize },
       ...counts,
-      lastUrn: page.length > 0 ? page[page.length - 1].urn : null,
+      lastUrn,
       timeTakenMs: Math.round(performance.now() - started),
     };
   }
@@ -253,6 +254,10 @@ export class RestoreService {
   }
 
   /** `checks`: the index check of each entity type this run has met, shared by its batches (and added to). */
+  /**
+   * Restores a page and empties it once read: its rows (every aspect's stored JSON) are not needed while the page's
+   * documents and edges are written, and a page kept across those round trips is copied by every scavenge meanwhile.
+   */
   private async restorePage(page: RestoreEntity[], aspectFilter: string | null, checks: IndexChecks = new Map()): Promise<RestoreCounts> {
     const counts = zero();
     const reprojections: Extract<WriteItem, { kind: 'reproject' }>[] = [];
@@ -271,6 +276,7 @@ export class RestoreService {
         types.add(spec.name);
       }
     }
+    page.length = 0;
     const reprojected = this.writes.submit(reprojections);
     const indexing = (async () => {
       for (const type of types) if (!checks.has(type)) checks.set(type, this.indices.ensureIndices([type], { recheck: true }));
