@@ -253,10 +253,10 @@ export class RestoreService {
     return values.size > 0 ? { spec, values } : null;
   }
 
-  /** `checks`: the index check of each entity type this run has met, shared by its batches (and added to). */
   /**
    * Restores a page and empties it once read: its rows (every aspect's stored JSON) are not needed while the page's
    * documents and edges are written, and a page kept across those round trips is copied by every scavenge meanwhile.
+   * `checks`: the index check of each entity type this run has met, shared by its batches (and added to).
    */
   private async restorePage(page: RestoreEntity[], aspectFilter: string | null, checks: IndexChecks = new Map()): Promise<RestoreCounts> {
     const counts = zero();
