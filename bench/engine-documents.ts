@@ -8,10 +8,12 @@ import { cpuSnapshot, flag, http, ROOT, stringFlag } from './lib';
 /**
  * The engine's CPU per search document, by index mapping and bulk size: scenario a's documents (bench/catalog-data.ts,
  * each dataset's document rebuilt after each of its five aspects, as the indexer sends them) sent straight to the engine
- * at a fixed pace (--rate documents/s) in bulks of --bulk, external versions, the entity indices' 1 s refresh. Each
- * variant gets a fresh index; the engine's CPU is counted until 2 s after the last bulk. Variants: `base` (the service's
- * mapping and documents), `nokw` (text fields without their `.keyword` subfield), `noparts` (documents without the word
- * fields urnTokens, nameParts, textParts). Needs BENCH_SEARCH_URL and BENCH_PIDS=opensearch:<pid>.
+ * at a fixed pace (--rate documents/s) in bulks of --bulk, external versions, the entity indices' settings (the engine's
+ * default refresh). Each variant gets a fresh index; the engine's CPU is counted until 2 s after the last bulk. Variants:
+ * `base` (the service's mapping and documents), `nokw` (text fields without their `.keyword` subfield), `noparts`
+ * (documents without the word fields urnTokens, nameParts, textParts), `refresh1s` (an explicit 1 s refresh interval,
+ * as entity indices had before), `idle1s` (search-idle after 1 s instead of 30: nobody searches, so no refresh at all).
+ * Needs BENCH_SEARCH_URL and BENCH_PIDS=opensearch:<pid>.
  *   npx tsx bench/engine-documents.ts [--datasets 2000] [--rate 1000] [--bulk 10] [--variants base,nokw,base,nokw]
  */
 const datasets = flag('datasets', 3000);
@@ -28,6 +30,8 @@ function variantDefinition(variant: string): Record<string, any> {
   for (const [name, m] of Object.entries<Record<string, any>>(def.mappings.properties)) {
     if (variant === 'nokw' && m.type === 'text' && m.fields?.keyword && name !== 'autocomplete') delete m.fields;
   }
+  if (variant === 'refresh1s') def.settings.refresh_interval = '1s';
+  if (variant === 'idle1s') def.settings['index.search.idle.after'] = '1s';
   return def;
 }
 
