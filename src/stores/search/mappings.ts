@@ -148,8 +148,8 @@ export function entityIndexDefinition(registry: Registry, entity: EntitySpec): {
   return {
     // No refresh_interval of our own: at the engine's default (1 s), a shard nobody has searched for 30 s skips its
     // scheduled refreshes, and the next search waits for the pending one. An ingestion run nobody watches then pays for
-    // no refreshes, nor for merging their small segments (about a third of the engine's CPU per document); a search
-    // sees what was indexed a second before it, as with the explicit 1 s this index had before.
+    // no refreshes, nor for merging their small segments (a fifth to two fifths of the engine's CPU per document,
+    // bench/engine-documents.ts); a search sees what was indexed a second before it, as with the explicit 1 s before.
     settings: { number_of_shards: 1, number_of_replicas: 0, 'index.max_result_window': 10000 },
     mappings: { dynamic: false, _meta: { mappingVersion: ENTITY_MAPPING_VERSION }, properties },
   };
