@@ -18,14 +18,19 @@ RETURN o.urn AS urn, o.rev AS rev, coalesce(o.markers, []) AS markers
 // @name acknowledge
 // Removes entries whose revision was indexed; entries re-written since then stay for the next round. The entry is
 // locked before its rev is compared: under read committed, a write committing while this waits for the lock would
-// otherwise lose its entry (the comparison saw the old rev) and never reach the index.
+// otherwise lose its entry (the comparison saw the old rev) and never reach the index. Returns the pending-delete
+// markers the removed entries held (an entry handed over at commit was never read, so the indexer does not know them).
 UNWIND $entries AS entry
 MATCH (o:Outbox {urn: entry.urn, ns: $ns})
 SET o._LOCK_ = true
 WITH o, o.rev = entry.rev AS indexed
 REMOVE o._LOCK_
 WITH o WHERE indexed
+WITH o, o.markers AS markers
 DELETE o
+WITH markers WHERE markers IS NOT NULL
+UNWIND markers AS marker
+RETURN marker
 
 // @name release
 // Gives leases back after a failed attempt so the next attempt need not wait for expiry.

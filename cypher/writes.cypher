@@ -247,12 +247,14 @@ CALL () {
   // reach the index). A node this transaction created cannot be deleted under it.
   // Pending-delete markers carry over: each stays until an indexer has applied an entry that held it.
   // DELETE of a missing (null) entry does nothing, so no subquery is needed to skip it.
+  // $claimUntil: 0, or the lease of the writing process's indexer, which is handed the entries at commit and indexes
+  // them without claiming them (a claim is a write transaction of its own); should it die, the lease runs out.
   UNWIND $plan.outbox AS x
   MATCH (e) WHERE elementId(e) = x.node
   OPTIONAL MATCH (old:Outbox {urn: x.urn, ns: $ns})
   WITH e, x, old, coalesce(old.markers, []) + x.markers AS markers
   DELETE old
-  CREATE (o:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: 0})
+  CREATE (o:Outbox {urn: x.urn, ns: $ns, rev: e.rev, updatedAt: $now, claimUntil: $claimUntil})
   SET o.markers = CASE WHEN size(markers) = 0 THEN null ELSE markers END
 }
 CALL () {

@@ -1,4 +1,8 @@
 import neo4j from 'neo4j-driver';
+import { SearchIndexer } from '../../src/services/indexing/indexer';
+import { writePipeline } from '../../src/services/write-path/pipeline';
+import { Publisher } from '../../src/services/write-path/publish';
+import { AspectStore } from '../../src/stores/graph/aspect-store';
 import { OutboxStore } from '../../src/stores/graph/outbox-store';
 import { proposal } from '../support/samples';
 import { startTestService, uniqueId, type TestService } from '../support/service';
@@ -28,7 +32,7 @@ describe('search outbox under concurrent writes', () => {
   });
 
   /** Re-dirties the entry (rev 1 → 2) in a transaction that commits while `operation` waits for the entry's lock. */
-  async function rewriteDuring(operation: () => Promise<void>): Promise<void> {
+  async function rewriteDuring(operation: () => Promise<unknown>): Promise<void> {
     await run('MERGE (o:Outbox {urn: $urn, ns: $ns}) SET o.rev = 1, o.updatedAt = 0, o.claimUntil = 0 REMOVE o.applied');
     const session = svc.graph.driver.session({ database: 'neo4j' });
     const tx = await session.beginTransaction();
@@ -140,7 +144,7 @@ describe('a write whose outbox entry an indexer deletes meanwhile', () => {
 });
 
 describe('indexer workers', () => {
-  it('several workers of one process never claim the same entry, and every write is indexed', async () => {
+  it('several workers of one process never claim the same entry, and every entry is indexed', async () => {
     const prefix = `${uniqueId('workers').toLowerCase()}_`;
     const claim = jest.spyOn(OutboxStore.prototype, 'claim');
     const svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix, OUTBOX_WORKERS: '3', OUTBOX_BATCH_SIZE: '5' });
@@ -154,6 +158,11 @@ describe('indexer workers', () => {
         expect(res.status).toBe(200);
       }
       await svc.indexer.waitUntilIndexed(urns, 60_000);
+      // Entries nobody holds a lease on (as a restore or another process leaves them): the workers claim them.
+      const outbox = new OutboxStore(svc.graph, prefix);
+      await outbox.enqueue(urns);
+      svc.indexer.notify();
+      await svc.indexer.waitUntilIndexed(urns, 60_000);
       const claimed: string[] = [];
       for (let i = 0; i < claim.mock.calls.length; i++) {
         if ((claim.mock.contexts[i] as unknown as { ns: string }).ns !== prefix) continue;
@@ -166,6 +175,77 @@ describe('indexer workers', () => {
     } finally {
       claim.mockRestore();
       for (const urn of urns) await svc.call('POST', '/entities?action=delete', { urn });
+      await svc.indexer.stop();
+      await svc.search.deleteIndex(`${prefix}*`);
+      await svc.close();
+    }
+  });
+});
+
+/**
+ * A process's own writes reach its indexer at commit, their outbox entries written under a lease taken for it: it
+ * indexes them without claiming them, and no other indexer claims them while the lease lasts. Should the process die
+ * before it has indexed them, the lease runs out and any indexer claims them.
+ */
+describe('entries handed over at commit', () => {
+  it("are indexed by the writing process's workers without a claim, each once", async () => {
+    const prefix = `${uniqueId('handoff').toLowerCase()}_`;
+    const claim = jest.spyOn(OutboxStore.prototype, 'claim');
+    const indexed = jest.spyOn(SearchIndexer.prototype, 'indexEntries');
+    const svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix, OUTBOX_WORKERS: '2', OUTBOX_BATCH_SIZE: '7' });
+    const id = uniqueId();
+    const urns = Array.from({ length: 40 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,handoff_${i}_${id},PROD)`);
+    try {
+      await Promise.all(
+        [0, 10, 20, 30].map(async (from) => {
+          const res = await svc.call('POST', '/aspects?action=ingestProposalBatch', {
+            proposals: urns.slice(from, from + 10).map((urn) => proposal(urn, 'datasetProperties', { name: `handoff ${id}`, customProperties: {} }).proposal),
+          });
+          expect(res.status).toBe(200);
+        }),
+      );
+      await svc.indexer.waitUntilIndexed(urns, 60_000);
+      const claimed = (await Promise.all(claim.mock.results.map((r) => r.value as Promise<{ urn: string }[]>))).flat().filter((e) => urns.includes(e.urn));
+      expect(claimed).toEqual([]);
+      const handled = indexed.mock.calls.flatMap(([entries]) => entries.map((e) => e.urn)).filter((urn) => urns.includes(urn));
+      expect(handled.sort()).toEqual([...urns].sort());
+      const search = await svc.call('POST', '/entities?action=search', { input: `handoff_*_${id}`, entity: 'dataset', start: 0, count: 0 });
+      expect(search.body.value.numEntities).toBe(urns.length);
+    } finally {
+      claim.mockRestore();
+      indexed.mockRestore();
+      for (const urn of urns) await svc.call('POST', '/entities?action=delete', { urn });
+      await svc.indexer.stop();
+      await svc.search.deleteIndex(`${prefix}*`);
+      await svc.close();
+    }
+  });
+
+  it('are claimed by another indexer once the lease of a process that died with them runs out', async () => {
+    const prefix = `${uniqueId('orphaned').toLowerCase()}_`;
+    const svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix, OUTBOX_POLL_MS: '50', OUTBOX_IDLE_POLL_MS: '100' });
+    const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,${uniqueId('orphaned')},PROD)`;
+    const leaseMs = 2000;
+    // A process whose indexer took the entry over at commit and died before indexing it.
+    const died = { handoffLease: (now: number) => now + leaseMs, committed: () => undefined, notify: () => undefined };
+    const writer = writePipeline(new AspectStore(svc.graph, prefix), new Publisher({ indexer: died }), { windowMs: 0, maxGroupWrites: 10, concurrency: 1, maxQueuedWrites: 10, timeoutMs: 5000 });
+    const outbox = new OutboxStore(svc.graph, prefix);
+    try {
+      const written = Date.now();
+      await writer.submit([
+        { kind: 'upsert', urn, entityType: 'dataset', name: 'status', actor: 'urn:li:corpuser:test', now: written, systemMetadata: '{}', retention: 20, defaults: [], projected: { value: '{"removed":false}', hash: 'h', edges: [] } },
+      ]);
+      svc.indexer.notify();
+      await new Promise((r) => setTimeout(r, leaseMs / 2));
+      // The other indexer polls every 100 ms, and leaves the entry to the lease's holder.
+      expect(await outbox.pending([urn])).toBe(1);
+      await svc.indexer.waitUntilIndexed([urn], 10_000);
+      expect(Date.now() - written).toBeGreaterThanOrEqual(leaseMs);
+      const found = await svc.search.search(`${prefix}datasetindex_v2`, { query: { term: { urn } } });
+      expect(found.hits.map((h: { id: string }) => h.id)).toEqual([urn]);
+    } finally {
+      await writer.close();
+      await svc.call('POST', '/entities?action=delete', { urn });
       await svc.indexer.stop();
       await svc.search.deleteIndex(`${prefix}*`);
       await svc.close();

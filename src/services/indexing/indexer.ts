@@ -70,6 +70,12 @@ export class SearchIndexer {
   /** Applied deletes waiting out DELETE_GRACE_MS before their outbox entries are removed, oldest first. */
   private lingering: { entries: OutboxEntry[]; dueAt: number }[] = [];
   private nextMarkerSweep = performance.now() + MARKER_SWEEP_INTERVAL_MS;
+  /**
+   * Outbox entries this process's writes left under a lease taken for this indexer (handoffLease), by urn: indexed
+   * without a claim. A claim is a write transaction of its own, and in small batches it cost Neo4j as much CPU per entry
+   * as the write's own outbox stage several times over (bench/outbox-cost.ts).
+   */
+  private readonly handedOver = new Map<string, number>();
 
   constructor(
     private readonly registry: Registry,
@@ -101,6 +107,7 @@ export class SearchIndexer {
     this.running = false;
     for (const wake of [...this.wakers]) wake();
     await Promise.all(this.loops);
+    await this.releaseHandedOver();
     // Entries not yet due stay marked applied; their lease runs out after the grace and any indexer finishes them.
     await this.acknowledgeDeletes().catch(() => undefined);
   }
@@ -151,8 +158,22 @@ export class SearchIndexer {
     }
   }
 
-  /** Keeps the fragment cache in step with this process's committed writes (called at commit, before the answer). */
-  committed(writes: readonly CommittedWrite[]): void {
+  /**
+   * The lease a write group's outbox entries get when they are to be handed over to this indexer at commit: none (0)
+   * while it is stopped or failing (the entries are then claimed, after the back-off), or while as many are handed over
+   * as it indexes in ten batches (beyond that the other processes' indexers may as well claim them).
+   */
+  handoffLease(now: number): number {
+    if (!this.running || this.failures > 0 || this.handedOver.size >= 10 * this.options.batchSize) return 0;
+    return now + (this.options.leaseMs ?? 30_000);
+  }
+
+  /**
+   * At commit, before the answer: keeps the fragment cache in step with this process's writes, and takes over the
+   * outbox entries they left when `handedOver` (written under handoffLease's lease).
+   */
+  committed(writes: readonly CommittedWrite[], handedOver = false): void {
+    if (handedOver) this.takeOver(writes);
     if (!this.fragments) return;
     const changes: EntityChange[] = [];
     for (const w of writes) {
@@ -168,6 +189,38 @@ export class SearchIndexer {
       });
     }
     this.fragments.apply(changes);
+  }
+
+  private takeOver(writes: readonly CommittedWrite[]): void {
+    const urns: string[] = [];
+    for (const w of writes) {
+      if (!w.queued) continue;
+      urns.push(w.urn);
+      // Re-inserted: a later write to an entity waits its turn behind the entities written before it.
+      const rev = Math.max(this.handedOver.get(w.urn) ?? 0, w.rev);
+      this.handedOver.delete(w.urn);
+      this.handedOver.set(w.urn, rev);
+    }
+    // Stopped since the lease was given: nobody here indexes them, so their lease goes at once.
+    if (!this.running && urns.length > 0) void this.releaseHandedOver();
+  }
+
+  /** Up to a batch of the entries handed over, oldest first. */
+  private takeHandedOver(): OutboxEntry[] {
+    const entries: OutboxEntry[] = [];
+    for (const [urn, rev] of this.handedOver) {
+      if (entries.length >= this.options.batchSize) break;
+      entries.push({ urn, rev });
+    }
+    for (const e of entries) this.handedOver.delete(e.urn);
+    return entries;
+  }
+
+  /** Gives the leases of entries handed over and not indexed back, so any indexer claims them at once. */
+  private async releaseHandedOver(): Promise<void> {
+    const urns = [...this.handedOver.keys()];
+    this.handedOver.clear();
+    await this.outbox.release(urns, Date.now()).catch((err) => this.logger.warn({ err: (err as Error).message, entries: urns.length }, 'outbox leases not released; the entries are claimed once they run out'));
   }
 
   /**
@@ -248,21 +301,21 @@ export class SearchIndexer {
     while (this.lingering.length > 0 && this.lingering[0].dueAt <= now) due.push(this.lingering.shift()!);
     if (due.length === 0) return;
     const entries = due.flatMap((d) => d.entries);
+    let markers: string[];
     try {
-      await this.outbox.acknowledge(entries);
+      markers = await this.outbox.acknowledge(entries);
     } catch (err) {
       this.lingering.unshift(...due);
       throw err;
     }
-    await this.removeMarkers(entries);
+    await this.removeMarkers(markers);
   }
 
   /**
-   * Markers of applied entries: the index shows their deletes (for a delete, since the grace), so searches need not
-   * check those entities any more. One that fails to go is swept later.
+   * Markers of applied entries (as their acknowledgement returned them): the index shows their deletes (for a delete,
+   * since the grace), so searches need not check those entities any more. One that fails to go is swept later.
    */
-  private async removeMarkers(entries: OutboxEntry[]): Promise<void> {
-    const ids = entries.flatMap((e) => e.markers ?? []);
+  private async removeMarkers(ids: string[]): Promise<void> {
     if (ids.length === 0 || !this.markers) return;
     await this.markers.remove(ids).catch((err) => this.logger.warn({ err: (err as Error).message, markers: ids.length }, 'pending-delete markers not removed; they are swept later'));
   }
@@ -309,18 +362,19 @@ export class SearchIndexer {
       let entries: OutboxEntry[] = [];
       try {
         await this.acknowledgeDeletes();
-        entries = await this.claim();
+        // This process's own writes first: they need no claim.
+        entries = this.takeHandedOver();
+        if (entries.length === 0) entries = await this.claim();
         if (entries.length === 0) {
           idle = true;
           if (worker === 0) await this.sweepMarkers();
         } else {
           this.idleWait = this.options.pollMs;
           // A full batch: more is waiting (another process's writes, a restore); the sleeping workers join in.
-          if (entries.length >= this.options.batchSize) this.wakeAll();
+          if (entries.length >= this.options.batchSize || this.handedOver.size > 0) this.wakeAll();
           await this.ensureIndices(entries.map((e) => tryParseUrn(e.urn)?.entityType ?? ''));
           const { done, failed } = await this.indexEntries(entries);
-          await this.outbox.acknowledge(done);
-          await this.removeMarkers(done);
+          await this.removeMarkers(await this.outbox.acknowledge(done));
           if (failed.length > 0) {
             await this.outbox.release(failed.map((e) => e.urn), Date.now() + this.backoff(++this.failures));
           } else {

@@ -49,12 +49,14 @@ export async function commitGroup(
 ): Promise<(ItemOutcome[] | unknown)[]> {
   const requests = lockRequests(units);
   const urns = requests.map((r) => r.urn);
-  const tx = await store.writeGroup(requests, now, timeoutMs, planLocked(units));
+  const lease = publisher.outboxLease(now);
+  const tx = await store.writeGroup(requests, now, timeoutMs, planLocked(units), lease);
   if (!tx.committed) {
+    // Entries it may have left under the lease are claimed once the lease runs out.
     await publisher.failed(urns, tx.peers);
     throw tx.error;
   }
   released();
-  await publisher.committed(urns, tx.result.writes, tx.peers);
+  await publisher.committed(urns, tx.result.writes, tx.peers, lease > 0);
   return tx.result.outcomes;
 }

@@ -182,8 +182,11 @@ export interface EntityWrite {
   set: [name: string, value: Record<string, unknown> | null][];
 }
 
-/** A committed change to one entity, with the revisions its lock found and left. */
-export type CommittedWrite = EntityWrite & { previousRev: number | null; rev: number; created: boolean };
+/**
+ * A committed change to one entity, with the revisions its lock found and left; `queued`: the change left an outbox
+ * entry at `rev` (unchanged entities leave none).
+ */
+export type CommittedWrite = EntityWrite & { previousRev: number | null; rev: number; created: boolean; queued: boolean };
 
 export interface ItemOutcome {
   /** An upsert that found the same value stored (only its system metadata was written). */
@@ -346,6 +349,7 @@ export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, 
         previousRev: l.previousRev,
         rev: l.rev,
         created: l.created,
+        queued: byUrn.has(l.urn),
       }));
     };
     return { plan: applyParameters(plan), result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed } };

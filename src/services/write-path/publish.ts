@@ -5,8 +5,16 @@ import type { CommittedWrite } from './plan';
 
 /** What the search indexer hears of this process's writes. */
 export interface IndexerFeed {
-  /** At commit, before the answer: the changes, for the fragments it keeps of recently written entities. */
-  committed(writes: readonly CommittedWrite[]): void;
+  /**
+   * Before a group's transaction: the lease its outbox entries are written with when they are to be handed over to this
+   * process's indexer at commit (it then indexes them without claiming them), or 0 to leave them to claims.
+   */
+  handoffLease(now: number): number;
+  /**
+   * At commit, before the answer: the changes, for the fragments it keeps of recently written entities, and the
+   * entries they left when `handedOver` (written with the lease `handoffLease` gave).
+   */
+  committed(writes: readonly CommittedWrite[], handedOver: boolean): void;
   /** Wakes it: the committed writes left outbox entries. */
   notify(): void;
 }
@@ -23,10 +31,16 @@ export class Publisher {
     private readonly logger?: Logger,
   ) {}
 
-  async committed(urns: readonly string[], writes: () => CommittedWrite[], peers: readonly Peer[]): Promise<void> {
+  /** Before a group's transaction: the lease of its outbox entries (IndexerFeed.handoffLease), 0 without an indexer. */
+  outboxLease(now: number): number {
+    return this.targets.indexer?.handoffLease(now) ?? 0;
+  }
+
+  /** `handedOver`: the group's outbox entries were written with the lease `outboxLease` gave. */
+  async committed(urns: readonly string[], writes: () => CommittedWrite[], peers: readonly Peer[], handedOver = false): Promise<void> {
     const indexer = this.targets.indexer;
     try {
-      if (indexer) indexer.committed(writes());
+      if (indexer) indexer.committed(writes(), handedOver);
     } catch (err) {
       // Committed already: a failure here must not fail (and re-run) the group.
       this.logger?.warn({ err: (err as Error).message }, 'a committed group could not be passed on to the indexer');

@@ -133,19 +133,21 @@ export class AspectStore {
    * One group of writes in one transaction: locks and reads the entities (`writes/lock`), lets `planLocked` decide
    * everything in memory, then applies the plan with a fixed set of UNWIND statements (`writes/apply`). Never throws:
    * a failed transaction is answered as such, with the peers its attempts found, for the publish stage.
+   * `outboxClaimUntil`: the lease the group's outbox entries are written with, 0 for none (a lease taken for this
+   * process's indexer, which is handed the entries at commit: nobody claims them until it runs out).
    */
-  async writeGroup<A, T>(requests: LockParams, now: number, timeoutMs: number, planLocked: PlanLocked<A, T>): Promise<GroupTransaction<T>> {
+  async writeGroup<A, T>(requests: LockParams, now: number, timeoutMs: number, planLocked: PlanLocked<A, T>, outboxClaimUntil = 0): Promise<GroupTransaction<T>> {
     // Every attempt's peers: an attempt whose commit failed may still have committed.
     const peers = new Map<string, Peer>();
     try {
-      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, planLocked, peers), timeoutMs);
+      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, planLocked, peers, outboxClaimUntil), timeoutMs);
       return { committed: true, result, peers: [...peers.values()] };
     } catch (error) {
       return { committed: false, error, peers: [...peers.values()] };
     }
   }
 
-  private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null): Promise<T> {
+  private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null, outboxClaimUntil = 0): Promise<T> {
     // The lock also reads the peer processes to tell (the same list on every row).
     const peersOf = peers ? (this.coherence?.peersOf() ?? null) : null;
     const records = (await tx.run(this.statement('writes/lock'), { group: { entities: requests }, now, revFloor: revFloor(now), peersOf })).records;
@@ -158,7 +160,7 @@ export class AspectStore {
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
-    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { plan, now, ns: this.outboxNamespace });
+    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { plan, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil });
     return result;
   }
 

@@ -25,9 +25,13 @@ export class OutboxStore {
     });
   }
 
-  async acknowledge(entries: OutboxEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.neo4j.write('outbox.acknowledge', (tx) => tx.run(this.neo4j.cypher.get('outbox/acknowledge'), { entries: keys(entries), ns: this.ns }));
+  /** Removes the entries still at the indexed revision; returns the pending-delete markers they held. */
+  async acknowledge(entries: OutboxEntry[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    return this.neo4j.write('outbox.acknowledge', async (tx) => {
+      const result = await tx.run(this.neo4j.cypher.get('outbox/acknowledge'), { entries: keys(entries), ns: this.ns });
+      return result.records.map((r) => r.get('marker') as string);
+    });
   }
 
   async markApplied(entries: OutboxEntry[], claimUntil: number): Promise<void> {
