@@ -370,7 +370,8 @@ export class SearchIndexer {
           if (worker === 0) await this.sweepMarkers();
         } else {
           this.idleWait = this.options.pollMs;
-          // A full batch: more is waiting (another process's writes, a restore); the sleeping workers join in.
+          // A full batch: more is waiting (more handed over, another process's writes, a restore); the sleeping
+          // workers join in.
           if (entries.length >= this.options.batchSize || this.handedOver.size > 0) this.wakeAll();
           await this.ensureIndices(entries.map((e) => tryParseUrn(e.urn)?.entityType ?? ''));
           const { done, failed } = await this.indexEntries(entries);
