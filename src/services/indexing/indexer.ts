@@ -192,17 +192,15 @@ export class SearchIndexer {
   }
 
   private takeOver(writes: readonly CommittedWrite[]): void {
-    const urns: string[] = [];
     for (const w of writes) {
       if (!w.queued) continue;
-      urns.push(w.urn);
       // Re-inserted: a later write to an entity waits its turn behind the entities written before it.
       const rev = Math.max(this.handedOver.get(w.urn) ?? 0, w.rev);
       this.handedOver.delete(w.urn);
       this.handedOver.set(w.urn, rev);
     }
     // Stopped since the lease was given: nobody here indexes them, so their lease goes at once.
-    if (!this.running && urns.length > 0) void this.releaseHandedOver();
+    if (!this.running && this.handedOver.size > 0) void this.releaseHandedOver();
   }
 
   /** Up to a batch of the entries handed over, oldest first. */
