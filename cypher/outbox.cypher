@@ -13,13 +13,13 @@ WITH o, o.claimUntil < $now AS free
 REMOVE o._LOCK_
 WITH o WHERE free
 SET o.claimUntil = $now + $leaseMs
-RETURN o.urn AS urn, o.rev AS rev, coalesce(o.markers, []) AS markers
+RETURN o.urn AS urn, o.rev AS rev
 
 // @name acknowledge
 // Removes entries whose revision was indexed; entries re-written since then stay for the next round. The entry is
 // locked before its rev is compared: under read committed, a write committing while this waits for the lock would
 // otherwise lose its entry (the comparison saw the old rev) and never reach the index. Returns the pending-delete
-// markers the removed entries held (an entry handed over at commit was never read, so the indexer does not know them).
+// markers the removed entries held (the indexer reads them here: an entry handed over at commit was never read).
 UNWIND $entries AS entry
 MATCH (o:Outbox {urn: entry.urn, ns: $ns})
 SET o._LOCK_ = true

@@ -4,8 +4,6 @@ import type { Neo4jExecutor } from './neo4j-executor';
 export interface OutboxEntry {
   urn: string;
   rev: number;
-  /** Pending-delete markers the entry held when claimed; they go once the entry is applied. */
-  markers?: string[];
 }
 
 const keys = (entries: OutboxEntry[]) => entries.map(({ urn, rev }) => ({ urn, rev }));
@@ -21,7 +19,7 @@ export class OutboxStore {
   async claim(limit: number, leaseMs: number, now = Date.now()): Promise<OutboxEntry[]> {
     return this.neo4j.write('outbox.claim', async (tx) => {
       const result = await tx.run(this.neo4j.cypher.get('outbox/claim'), { limit: neo4j.int(limit), leaseMs, now, ns: this.ns });
-      return result.records.map((r) => ({ urn: r.get('urn') as string, rev: Number(r.get('rev')), markers: r.get('markers') as string[] }));
+      return result.records.map((r) => ({ urn: r.get('urn') as string, rev: Number(r.get('rev')) }));
     });
   }
 
