@@ -10,7 +10,8 @@ import { cpuSnapshot, flag, http, ROOT, stringFlag } from './lib';
  * each dataset's document rebuilt after each of its five aspects, as the indexer sends them) sent straight to the engine
  * at a fixed pace (--rate documents/s) in bulks of --bulk, external versions, the entity indices' settings (the engine's
  * default refresh). Each variant gets a fresh index; the engine's CPU is counted until 2 s after the last bulk. Variants:
- * `base` (the service's mapping and documents), `nokw` (text fields without their `.keyword` subfield), `noparts`
+ * `base` (the service's mapping and documents), `tier<N>` (merge policy: N segments per tier, the engine's default 10), `del<N>` (merge policy: N % of deleted
+ * documents allowed, the default 20), `nokw` (text fields without their `.keyword` subfield), `noparts`
  * (documents without the word fields urnTokens, nameParts, textParts), `refresh1s` (an explicit 1 s refresh interval,
  * as entity indices had before), `idle1s` (search-idle after 1 s instead of 30: nobody searches, so no refresh at all).
  * Needs BENCH_SEARCH_URL and BENCH_PIDS=opensearch:<pid>.
@@ -32,6 +33,10 @@ function variantDefinition(variant: string): Record<string, any> {
   }
   if (variant === 'refresh1s') def.settings.refresh_interval = '1s';
   if (variant === 'idle1s') def.settings['index.search.idle.after'] = '1s';
+  const tier = /^tier(\d+)$/.exec(variant);
+  if (tier) def.settings['index.merge.policy.segments_per_tier'] = Number(tier[1]);
+  const deletes = /^del(\d+)$/.exec(variant);
+  if (deletes) def.settings['index.merge.policy.deletes_pct_allowed'] = Number(deletes[1]);
   return def;
 }
 
@@ -70,10 +75,16 @@ async function run(variant: string, round: number): Promise<Record<string, unkno
     if (!res.ok || JSON.parse(res.text).errors) throw new Error(res.text.slice(0, 500));
   }
   await new Promise((r) => setTimeout(r, 2000));
+  // Merges the run started count towards it: they are part of what the documents cost.
+  for (let waited = 0; waited < 30_000; waited += 250) {
+    const merges = JSON.parse((await http(`${url}/${index}/_stats/merge`)).text)._all.primaries.merges;
+    if (merges.current === 0) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
   const after = cpuSnapshot({ opensearch: pid });
-  const stats = JSON.parse((await http(`${url}/${index}/_stats/store`)).text);
+  const stats = JSON.parse((await http(`${url}/${index}/_stats/store,merge,segments`)).text);
   await http(`${url}/${index}`, { method: 'DELETE' });
-  return { variant, docs: docs.length, 'engine µs per doc': +(((after.processes.opensearch - before.processes.opensearch) * 1000) / docs.length).toFixed(1), 'bytes per doc': Math.round(bytes / docs.length), 'store MB': +(stats._all.primaries.store.size_in_bytes / 1e6).toFixed(1) };
+  return { variant, docs: docs.length, 'engine µs per doc': +(((after.processes.opensearch - before.processes.opensearch) * 1000) / docs.length).toFixed(1), 'bytes per doc': Math.round(bytes / docs.length), 'store MB': +(stats._all.primaries.store.size_in_bytes / 1e6).toFixed(1), merges: stats._all.primaries.merges.total, 'merged MB': +(stats._all.primaries.merges.total_size_in_bytes / 1e6).toFixed(1), segments: stats._all.primaries.segments.count };
 }
 
 async function main(): Promise<void> {

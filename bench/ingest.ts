@@ -8,11 +8,12 @@ import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor
 import { aspect, PHASES, urnOf } from './catalog-data';
 import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
 import { ON_CPU_NODE_ARGS, startOnCpuProfile } from './oncpu';
+import { startJfr } from './jfr';
 import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, runQueueSampler, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--perf dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--perf dir] [--jfr dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -38,12 +39,15 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  * For a–d: ack-to-searchable lag of sampled writes (p50/p99), time from the last acknowledgement until every write is
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario (main thread, by
  * wall time); --perf an on-CPU profile of the whole service process with Linux perf (bench/oncpu.ts; root), each scenario's
- * report in <dir>/<scenario>/report.txt. Either costs CPU: profiled runs are for the profile, not the figures.
+ * report in <dir>/<scenario>/report.txt; --jfr a Java Flight Recorder CPU profile of Neo4j and the engine per scenario
+ * (bench/jfr.ts; <dir>/<scenario>-<jvm>.txt), from the scenario's start until everything is searchable. Each costs CPU:
+ * profiled runs are for the profile, not the figures.
  */
 const datasets = flag('datasets', 10_000);
 const scenarios = stringFlag('scenarios', 'e,h,i,j,k,a,b,c,d').split(',');
 const profileDir = stringFlag('profile', '');
 const perfDir = stringFlag('perf', '');
+const jfrDir = stringFlag('jfr', '');
 const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
 const warmupRounds = flag('warmup-rounds', 15);
@@ -150,11 +154,26 @@ async function waitAllSearchable(searchUrl: string, index: string, expected: num
 
 const load = () => loadavg().map((l) => Math.round(l * 100) / 100).join(' ');
 
-async function rawReference(b: Backends, prefix: string, total = datasets * 5): Promise<Record<string, unknown>> {
+/** --jfr: a flight recording of each JVM of the stack for one scenario; `stop()` prints where its report went. */
+function jvmProfiles(b: Backends, key: string): { stop(): void } {
+  if (!jfrDir) return { stop: () => undefined };
+  const recordings = Object.entries(b.pids).map(([jvm, pid]) => ({ jvm, recording: startJfr(pid, jfrDir, `${key}-${jvm}`) }));
+  let stopped = false;
+  return {
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      for (const { jvm, recording } of recordings) console.error(`JFR profile of ${jvm} in ${key} (${join(jfrDir, `${key}-${jvm}.txt`)}):\n${recording.stop().split('\n').slice(0, 40).join('\n')}`);
+    },
+  };
+}
+
+async function rawReference(b: Backends, prefix: string, total = datasets * 5, profileKey = ''): Promise<Record<string, unknown>> {
   disableNagleForDriverSockets(); // as the service's driver has it
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
   // The service's constraints and indexes (a fresh stack has none before the service first starts).
   for (const ddl of new CypherLibrary(join(ROOT, 'cypher')).file('schema')) await driver.executeQuery(ddl, {}, { database: 'neo4j' });
+  const profiles = profileKey ? jvmProfiles(b, profileKey) : null;
   const cpuBefore = cpuSnapshot(b.pids);
   const started = performance.now();
   const lat: number[] = [];
@@ -172,6 +191,7 @@ async function rawReference(b: Backends, prefix: string, total = datasets * 5): 
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(b.pids), total);
+    profiles?.stop();
     lat.sort((x, y) => x - y);
     await cleanRawOutbox(driver);
     return { operations: total, seconds: Math.round(seconds * 100) / 100, aspectsPerSecond: Math.round(total / seconds), txP50ms: Math.round(percentile(lat, 50)), txP99ms: Math.round(percentile(lat, 99)), ...cpu, load: load() };
@@ -192,12 +212,13 @@ async function cleanRawOutbox(driver: Driver): Promise<void> {
  * documents and mapping, no outbox), and the run lasts until every dataset is searchable, as a–c do; k sends c's
  * batches of 100 from 4 clients instead, indexed.
  */
-async function writeFloor(b: Backends, prefix: string, indexed: boolean, batches = false): Promise<Record<string, unknown>> {
+async function writeFloor(b: Backends, prefix: string, indexed: boolean, batches = false, profileKey = ''): Promise<Record<string, unknown>> {
   const index = `${prefix}datasetindex_v2`;
   const floor = await startWriteFloor(b.neo4jUri, indexed ? { searchUrl: b.searchUrl, name: index } : undefined);
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
   try {
     const pids = { floor: floor.child.pid!, ...b.pids };
+    const profiles = jvmProfiles(b, profileKey);
     const cpuBefore = cpuSnapshot(pids);
     const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
     const loadBefore = load();
@@ -216,6 +237,7 @@ async function writeFloor(b: Backends, prefix: string, indexed: boolean, batches
     const loadDuring = load();
     const all = indexed ? await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], performance.now()) : undefined;
     const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
+    profiles.stop();
     const row = { ...result, ...cpu, ...jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch'])), aspectsPerSecond: result.perSecond, ...(indexed ? { allSearchableAfterLastAckMs: all } : {}), load: `${loadBefore} -> ${loadDuring}` };
     await cleanRawOutbox(driver);
     return row;
@@ -403,12 +425,12 @@ async function main() {
     if (warmupAspects > 0) await warmUp(b, warmupAspects, stamp);
     if (scenarios.includes('e')) {
       const jitBefore = jvmSnapshot(b.pids, ['neo4j']);
-      rows['e: raw UNWIND x1000, 1 client'] = await rawReference(b, `raw${stamp}`);
+      rows['e: raw UNWIND x1000, 1 client'] = await rawReference(b, `raw${stamp}`, datasets * 5, 'e');
       Object.assign(rows['e: raw UNWIND x1000, 1 client'], jitShare(jitBefore, jvmSnapshot(b.pids, ['neo4j'])));
       console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
     }
     for (const [key, title] of Object.entries(FLOOR_TITLES).filter(([k]) => scenarios.includes(k))) {
-      rows[title] = key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key !== 'h', key === 'k');
+      rows[title] = key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key !== 'h', key === 'k', key);
       console.error(JSON.stringify({ [title]: rows[title] }));
     }
     for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
@@ -418,12 +440,14 @@ async function main() {
       const index = `${prefix}datasetindex_v2`;
       let onCpu: ReturnType<typeof startOnCpuProfile> | null = null;
       let probe: LagProbe | null = null;
+      let profiles: { stop(): void } | null = null;
       try {
         if (serviceWarmup > 0) await warmWrites(b, service.url, prefix, `${prefix}w`, serviceWarmup);
         if (perfDir) onCpu = startOnCpuProfile(service.child.pid!, join(perfDir, s.key));
         probe = new LagProbe(b.searchUrl, index);
         const loadBefore = load();
         const pids = { service: service.child.pid!, ...b.pids };
+        profiles = jvmProfiles(b, s.key);
         const cpuBefore = cpuSnapshot(pids);
         const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
         const result = await s.run(service.url, prefix, probe);
@@ -433,6 +457,7 @@ async function main() {
         // Until everything is searchable: indexing is part of each write's cost.
         const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
         const jit = jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch']));
+        profiles.stop();
         if (onCpu) console.error(`on-CPU profile of the service in ${s.key} (${join(perfDir, s.key, 'report.txt')}):\n${await onCpu.stop()}`);
         const lag = await probe.finish();
         rows[s.title] = {
@@ -450,6 +475,7 @@ async function main() {
         console.error(JSON.stringify({ [s.title]: rows[s.title] }));
       } finally {
         await onCpu?.stop();
+        profiles?.stop();
         await service.stop();
         await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);
       }
