@@ -155,11 +155,13 @@ async function launch(req: LaunchRequest): Promise<ServerInfo> {
 
   const fd = fs.openSync(consoleLog, 'a');
   if (spec.user) fs.fchownSync(fd, spec.user.uid, spec.user.gid);
-  fs.writeSync(fd, `# ${new Date().toISOString()} ${spec.command} ${spec.args.join(' ')}\n`);
+  fs.writeSync(fd, `# ${new Date().toISOString()} ${spec.niceness ? `nice -n ${spec.niceness} ` : ''}${spec.command} ${spec.args.join(' ')}\n`);
   const started = Date.now();
   let child: ChildProcess;
   try {
-    child = spawn(spec.command, spec.args, {
+    // nice execs the server in place: the pid and the process group stay the server's.
+    const [command, args] = spec.niceness ? ['nice', ['-n', String(spec.niceness), spec.command, ...spec.args]] : [spec.command, spec.args];
+    child = spawn(command, args, {
       cwd: spec.cwd,
       env: withoutServiceMallocSetting(spec.env),
       detached: true, // own process group: survives the caller, stoppable as a group

@@ -6,9 +6,19 @@
  * skipped when the run targets external servers (TEST_NEO4J_URI given without a stack).
  * Set STACK_TEST_ELASTICSEARCH=1 to include Elasticsearch.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import neo4j from 'neo4j-driver';
 
 import { ServerName, stackStatus, startServers } from '../../stack';
+import { engineNiceness } from '../../stack/servers';
+
+/** Niceness of each thread of a process (field 19 of /proc/<pid>/task/<tid>/stat, counted after the command's parentheses). */
+function threadNiceness(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
 
 const servers: ServerName[] = ['neo4j', 'opensearch'];
 if (process.env.STACK_TEST_ELASTICSEARCH === '1') servers.push('elasticsearch');
@@ -44,6 +54,12 @@ jest.setTimeout(300_000);
     expect(plugins).toContain('ReindexPlugin');
     expect(plugins).toContain('CommonAnalysisPlugin');
     expect(plugins).toContain('PainlessPlugin');
+  });
+
+  it('the engine runs below the write path: every thread of it at the engine niceness, Neo4j at none', () => {
+    expect(engineNiceness()).toBe(process.env.STACK_ENGINE_NICE ? Number(process.env.STACK_ENGINE_NICE) : 10);
+    expect(new Set(threadNiceness(infos.opensearch.pid))).toEqual(new Set([engineNiceness()]));
+    expect(new Set(threadNiceness(infos.neo4j.pid))).toEqual(new Set([0]));
   });
 
   it('stackStatus reports the servers as running', () => {
