@@ -30,15 +30,16 @@ export const DEFAULT_HEAP: Record<ServerName, string> = {
 export const NEO4J_PAGECACHE = '512m';
 
 /**
- * The search engine runs at this niceness (STACK_ENGINE_NICE overrides; 0 = the same priority as everything else). On a
- * box shared with Neo4j and the service, a write is acknowledged once Neo4j has committed it: the derived index is
- * filled behind that, in CPU the write path leaves idle. Alternating runs of bench/ingest.ts on two cores, engine at 10
- * against 0: single proposals (a) 803 against 758 and 631 against 594 aspects/s, `datahub ingest` (d) 473 against 448
- * and 538 against 440. Searches wait for the same CPU as indexing does.
+ * The niceness the search engine runs at: STACK_ENGINE_NICE (0-19), 0 (the same priority as Neo4j) when unset. On a
+ * box shared with Neo4j and the service, a lower priority fills the derived index in the CPU the write path leaves
+ * idle. Alternating runs of bench/ingest.ts on two cores, engine at 10 against 0: single proposals (a) 803 against 758
+ * and 631 against 594 aspects/s, `datahub ingest` (d) 473 against 448 and 538 against 440; but batches of 100 at 4
+ * clients (c, the CPU full) left the index 6.5 s behind the last acknowledgement instead of 1-3 s, and searches wait
+ * for the same CPU as indexing does. So it is a choice, not the default.
  */
 export function engineNiceness(): number {
   const raw = process.env.STACK_ENGINE_NICE;
-  const value = raw === undefined || raw === '' ? 10 : Number(raw);
+  const value = raw === undefined || raw === '' ? 0 : Number(raw);
   if (!Number.isInteger(value) || value < 0 || value > 19) throw new Error(`STACK_ENGINE_NICE must be an integer 0-19, got ${raw}`);
   return value;
 }
