@@ -13,7 +13,7 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--profile dir] [--perf dir] [--jfr dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--rounds 1] [--profile dir] [--perf dir] [--jfr dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -36,6 +36,10 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  * cold) of single proposals and batches on throw-away names, indexed before the scenario starts. A freshly started
  * service spends the CPU of its first writes compiling (V8's optimizing compiler took a third of the service's CPU in
  * the first 5,000 aspects of c), which a service that has run for a while no longer pays.
+ * Scenarios run in the order listed. --rounds N runs the list N times, reversed every other round, each round on fresh
+ * names, and reports each target's ratio (a/h, b/h, c/e, d/j; a/i, b/i, c/k) per round and its median: on this shared
+ * machine the same build's CPU per aspect moved 30-40 % between runs minutes apart, so only ratios within a round, and
+ * their median over rounds, compare builds (`steal %`: the share of the machine's CPU time the hypervisor gave away).
  * For a–d: ack-to-searchable lag of sampled writes (p50/p99), time from the last acknowledgement until every write is
  * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario (main thread, by
  * wall time); --perf an on-CPU profile of the whole service process with Linux perf (bench/oncpu.ts; root), each scenario's
@@ -52,6 +56,7 @@ const warmupAspects = flag('warmup', 10_000);
 const warmupJitPercent = flag('warmup-jit', 15);
 const warmupRounds = flag('warmup-rounds', 15);
 const serviceWarmup = flag('service-warmup', 10_000);
+const rounds = flag('rounds', 1);
 /** The search field each phase's aspect fills: a sampled write is searchable when its document has it. */
 const FIELD: Record<(typeof PHASES)[number], string> = {
   datasetProperties: 'name',
@@ -417,75 +422,113 @@ const SCENARIOS: Scenario[] = [
   { key: 'd', title: 'd: official client, datahub ingest (file -> datahub-rest, defaults)', hot: false, run: (url, prefix) => datahubIngest(url, prefix) },
 ];
 
+/** Within-round ratios the targets are set on (issue 37): scenario over its reference. */
+const RATIOS: [string, string][] = [['a', 'h'], ['b', 'h'], ['c', 'e'], ['d', 'j'], ['a', 'i'], ['b', 'i'], ['c', 'k']];
+
+const E_TITLE = 'e: raw UNWIND x1000, 1 client';
+
+/** One scenario of a round, its row under `title`. */
+async function runScenario(b: Backends, key: string, stamp: string): Promise<Record<string, unknown> | null> {
+  if (key === 'e') {
+    const jitBefore = jvmSnapshot(b.pids, ['neo4j']);
+    const row = await rawReference(b, `raw${stamp}`, datasets * 5, 'e');
+    Object.assign(row, jitShare(jitBefore, jvmSnapshot(b.pids, ['neo4j'])));
+    return row;
+  }
+  if (key in FLOOR_TITLES) return key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key !== 'h', key === 'k', key);
+  const s = SCENARIOS.find((x) => x.key === key);
+  if (!s) throw new Error(`unknown scenario ${key}`);
+  const prefix = `bi${stamp}${s.key}_`;
+  const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, s.key)] : []), ...(perfDir ? ON_CPU_NODE_ARGS : [])];
+  const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix }, nodeArgs);
+  const index = `${prefix}datasetindex_v2`;
+  let onCpu: ReturnType<typeof startOnCpuProfile> | null = null;
+  let probe: LagProbe | null = null;
+  let profiles: { stop(): void } | null = null;
+  try {
+    if (serviceWarmup > 0) await warmWrites(b, service.url, prefix, `${prefix}w`, serviceWarmup);
+    if (perfDir) onCpu = startOnCpuProfile(service.child.pid!, join(perfDir, s.key));
+    probe = new LagProbe(b.searchUrl, index);
+    const loadBefore = load();
+    const pids = { service: service.child.pid!, ...b.pids };
+    profiles = jvmProfiles(b, s.key);
+    const cpuBefore = cpuSnapshot(pids);
+    const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
+    const result = await s.run(service.url, prefix, probe);
+    const lastAck = performance.now();
+    const loadDuring = load();
+    const all = await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], lastAck, undefined, datasetUrnPrefix(prefix));
+    // Until everything is searchable: indexing is part of each write's cost.
+    const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
+    const jit = jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch']));
+    profiles.stop();
+    if (onCpu) console.error(`on-CPU profile of the service in ${s.key} (${join(perfDir, s.key, 'report.txt')}):\n${await onCpu.stop()}`);
+    const lag = await probe.finish();
+    return {
+      ...result,
+      ...cpu,
+      ...jit,
+      aspectsPerSecond: result.perSecond,
+      lagP50ms: lag.p50,
+      lagP99ms: lag.p99,
+      allSearchableAfterLastAckMs: all,
+      peakRssMb: service.child.pid ? peakRssMb(service.child.pid) : null,
+      serviceWarmupAspects: serviceWarmup,
+      load: `${loadBefore} -> ${loadDuring}`,
+    };
+  } finally {
+    await onCpu?.stop();
+    profiles?.stop();
+    await service.stop();
+    await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);
+  }
+}
+
+function titleOf(key: string): string {
+  if (key === 'e') return E_TITLE;
+  return (FLOOR_TITLES as Record<string, string>)[key] ?? SCENARIOS.find((x) => x.key === key)?.title ?? key;
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : Math.round(((sorted[mid - 1] + sorted[mid]) / 2) * 100) / 100;
+};
+
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
   const rows: Record<string, Record<string, unknown>> = {};
+  /** Per round, each scenario's aspects/s. */
+  const byRound: Record<string, number>[] = [];
   const stamp = Date.now().toString(36);
   try {
     if (warmupAspects > 0) await warmUp(b, warmupAspects, stamp);
-    if (scenarios.includes('e')) {
-      const jitBefore = jvmSnapshot(b.pids, ['neo4j']);
-      rows['e: raw UNWIND x1000, 1 client'] = await rawReference(b, `raw${stamp}`, datasets * 5, 'e');
-      Object.assign(rows['e: raw UNWIND x1000, 1 client'], jitShare(jitBefore, jvmSnapshot(b.pids, ['neo4j'])));
-      console.error(JSON.stringify(rows['e: raw UNWIND x1000, 1 client']));
-    }
-    for (const [key, title] of Object.entries(FLOOR_TITLES).filter(([k]) => scenarios.includes(k))) {
-      rows[title] = key === 'j' ? await instantIngest(b, `bf${stamp}${key}_`) : await writeFloor(b, `bf${stamp}${key}_`, key !== 'h', key === 'k', key);
-      console.error(JSON.stringify({ [title]: rows[title] }));
-    }
-    for (const s of SCENARIOS.filter((x) => scenarios.includes(x.key))) {
-      const prefix = `bi${stamp}${s.key}_`;
-      const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, s.key)] : []), ...(perfDir ? ON_CPU_NODE_ARGS : [])];
-      const service = await startServiceProcess(b, { SEARCH_INDEX_PREFIX: prefix }, nodeArgs);
-      const index = `${prefix}datasetindex_v2`;
-      let onCpu: ReturnType<typeof startOnCpuProfile> | null = null;
-      let probe: LagProbe | null = null;
-      let profiles: { stop(): void } | null = null;
-      try {
-        if (serviceWarmup > 0) await warmWrites(b, service.url, prefix, `${prefix}w`, serviceWarmup);
-        if (perfDir) onCpu = startOnCpuProfile(service.child.pid!, join(perfDir, s.key));
-        probe = new LagProbe(b.searchUrl, index);
-        const loadBefore = load();
-        const pids = { service: service.child.pid!, ...b.pids };
-        profiles = jvmProfiles(b, s.key);
-        const cpuBefore = cpuSnapshot(pids);
-        const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
-        const result = await s.run(service.url, prefix, probe);
-        const lastAck = performance.now();
-        const loadDuring = load();
-        const all = await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], lastAck, undefined, datasetUrnPrefix(prefix));
-        // Until everything is searchable: indexing is part of each write's cost.
-        const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
-        const jit = jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch']));
-        profiles.stop();
-        if (onCpu) console.error(`on-CPU profile of the service in ${s.key} (${join(perfDir, s.key, 'report.txt')}):\n${await onCpu.stop()}`);
-        const lag = await probe.finish();
-        rows[s.title] = {
-          ...result,
-          ...cpu,
-          ...jit,
-          aspectsPerSecond: result.perSecond,
-          lagP50ms: lag.p50,
-          lagP99ms: lag.p99,
-          allSearchableAfterLastAckMs: all,
-          peakRssMb: service.child.pid ? peakRssMb(service.child.pid) : null,
-          serviceWarmupAspects: serviceWarmup,
-          load: `${loadBefore} -> ${loadDuring}`,
-        };
-        console.error(JSON.stringify({ [s.title]: rows[s.title] }));
-      } finally {
-        await onCpu?.stop();
-        profiles?.stop();
-        await service.stop();
-        await fetch(`${b.searchUrl}/${prefix}*`, { method: 'DELETE' }).catch(() => undefined);
+    for (let round = 0; round < rounds; round++) {
+      // The listed order, reversed every other round: no scenario always meets the machine first or last.
+      const order = round % 2 === 0 ? scenarios : [...scenarios].reverse();
+      const perSecond: Record<string, number> = {};
+      for (const key of order) {
+        const row = await runScenario(b, key, rounds > 1 ? `${stamp}n${round}` : stamp);
+        if (!row) continue;
+        const title = rounds > 1 ? `${titleOf(key)} (round ${round + 1})` : titleOf(key);
+        rows[title] = row;
+        perSecond[key] = row.aspectsPerSecond as number;
+        console.error(JSON.stringify({ [title]: row }));
       }
+      const raw = perSecond.e;
+      if (raw) for (const key of order) rows[rounds > 1 ? `${titleOf(key)} (round ${round + 1})` : titleOf(key)].overRaw = Math.round((perSecond[key] / raw) * 100) / 100;
+      byRound.push(perSecond);
     }
-    const raw = rows['e: raw UNWIND x1000, 1 client']?.aspectsPerSecond as number | undefined;
-    if (raw) for (const r of Object.values(rows)) r.overRaw = Math.round(((r.aspectsPerSecond as number) / raw) * 100) / 100;
   } finally {
     await b.stop();
   }
-  report('ingest', rows, { datasets, aspectsPerDataset: 5, warmupAspects, warmupJitPercent, cores: require('node:os').cpus().length });
+  const ratios: Record<string, { perRound: number[]; median: number }> = {};
+  for (const [x, y] of RATIOS) {
+    const perRound = byRound.filter((r) => r[x] && r[y]).map((r) => Math.round((r[x] / r[y]) * 100) / 100);
+    if (perRound.length > 0) ratios[`${x}/${y}`] = { perRound, median: median(perRound) };
+  }
+  report('ingest', rows, { datasets, aspectsPerDataset: 5, rounds, warmupAspects, warmupJitPercent, cores: require('node:os').cpus().length, ratios });
+  if (Object.keys(ratios).length > 0) console.table(Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, { perRound: v.perRound.join(' '), median: v.median }])));
 }
 
 main().catch((err) => {

@@ -56,8 +56,11 @@ export async function http(url: string, init: { method?: string; json?: unknown;
   return { status: res.statusCode, ok: res.statusCode >= 200 && res.statusCode < 300, text };
 }
 
-/** CPU time used so far (ms): by this process, by each named process, and by the whole machine. */
-export function cpuSnapshot(pids: Record<string, number> = {}): { self: number; processes: Record<string, number>; machine: number } {
+/**
+ * CPU time used so far (ms): by this process, by each named process, by the whole machine (busy, steal included), and
+ * the time the hypervisor gave this machine's CPUs to others (steal) out of all CPU time (`all`, idle included).
+ */
+export function cpuSnapshot(pids: Record<string, number> = {}): { self: number; processes: Record<string, number>; machine: number; steal: number; all: number } {
   const fs = require('node:fs') as typeof import('node:fs');
   const tick = 10; // USER_HZ = 100 on Linux
   const usage = process.cpuUsage();
@@ -72,7 +75,7 @@ export function cpuSnapshot(pids: Record<string, number> = {}): { self: number; 
   }
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const busy = cpu.reduce((a, b) => a + b, 0) - cpu[3] - cpu[4];
-  return { self: (usage.user + usage.system) / 1000, processes, machine: busy * tick };
+  return { self: (usage.user + usage.system) / 1000, processes, machine: busy * tick, steal: (cpu[7] ?? 0) * tick, all: cpu.reduce((a, b) => a + b, 0) * tick };
 }
 
 let built = false;
@@ -238,6 +241,9 @@ export function cpuPerOperation(before: ReturnType<typeof cpuSnapshot>, after: R
     cpu[`cpu µs/op ${name}`] = per(used);
   }
   cpu['cpu µs/op other'] = per(after.machine - before.machine - named);
+  // CPU a noisy neighbour took: the same build's CPU per operation moves with it.
+  const all = after.all - before.all;
+  if (all > 0) cpu['steal %'] = Math.round((1000 * (after.steal - before.steal)) / all) / 10;
   return cpu;
 }
 

@@ -177,7 +177,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     new OutboxStore(graph, config.SEARCH_INDEX_PREFIX),
     search,
     indexNames,
-    { batchSize: config.OUTBOX_BATCH_SIZE, pollMs: config.OUTBOX_POLL_MS, idlePollMs: config.OUTBOX_IDLE_POLL_MS, lingerMs: config.OUTBOX_LINGER_MS, workers: config.OUTBOX_WORKERS, maxBackoffMs: config.HEALTH_CHECK_INTERVAL_MS * 2 },
+    { batchSize: config.OUTBOX_BATCH_SIZE, pollMs: config.OUTBOX_POLL_MS, idlePollMs: config.OUTBOX_IDLE_POLL_MS, lingerMs: config.OUTBOX_LINGER_MS, workers: config.OUTBOX_WORKERS, maxBacklog: config.INDEX_BACKLOG_MAX_WRITES, maxBackoffMs: config.HEALTH_CHECK_INTERVAL_MS * 2 },
     logger,
     pendingDeletes,
     config.INDEX_CACHE_SIZE > 0 ? new FragmentCache(config.INDEX_CACHE_SIZE) : undefined,

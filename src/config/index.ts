@@ -68,6 +68,8 @@ export const configSchema = z.object({
   OUTBOX_IDLE_POLL_MS: positiveInt.default(2000),
   OUTBOX_WORKERS: positiveInt.max(8).default(2),
   OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(5000).default(200),
+  /** Backpressure: new write groups wait while this many of the process's writes wait to be indexed (0: never). */
+  INDEX_BACKLOG_MAX_WRITES: z.coerce.number().int().min(0).default(500),
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(100),
   WRITE_GROUP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(2),
   WRITE_GROUP_MAX_WRITES: positiveInt.default(1000),

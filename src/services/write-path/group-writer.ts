@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { DomainError, OverloadedError, UnavailableError } from '../../model/errors';
 import type { ItemOutcome, WriteItem } from './plan';
+import type { Backpressure } from './publish';
 
 /**
  * The stages after grouping (pipeline.ts commitGroup): one transaction for the units, then publishing. Per unit its
@@ -50,11 +51,15 @@ export class GroupWriter {
   /** Recent throughput (writes/s), for Retry-After. */
   private rate = 1000;
   private closed = false;
+  /** Waiting for the backpressure to release (one wait for the whole queue). */
+  private held = false;
 
   constructor(
     private readonly commitGroup: CommitGroup,
     private readonly options: GroupWriterOptions,
     private readonly logger?: Logger,
+    /** Asked before each group: the search index being too far behind holds new groups (never while closing). */
+    private readonly backpressure?: Backpressure,
   ) {}
 
   /** Queues one unit; resolves with one outcome per item after its commit. */
@@ -86,6 +91,16 @@ export class GroupWriter {
 
   private pump(now = false): void {
     while (this.running < this.options.concurrency && this.queue.length > 0) {
+      if (!now && this.backpressure?.holds()) {
+        if (!this.held) {
+          this.held = true;
+          void this.backpressure.released().then(() => {
+            this.held = false;
+            this.pump();
+          });
+        }
+        return;
+      }
       const waited = Date.now() - this.queue[0].enqueuedAt;
       // Idle: the first write gets a short window to gather company. Busy: a transaction overlaps the running one only
       // for enough writes, or after a longer wait; when the running one commits, the queue starts as one group.

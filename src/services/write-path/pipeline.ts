@@ -9,8 +9,9 @@ import type { Publisher } from './publish';
  *
  *   prepare  a request becomes WriteItems: validated, projected (values, edges, column edges, defaults)
  *                                                 WritePreparer (./prepare.ts), called by IngestionService's entry points
- *   group    concurrent requests ("units") share one transaction; writes to one entity commit in arrival order
- *                                                 GroupWriter (./group-writer.ts)
+ *   group    concurrent requests ("units") share one transaction; writes to one entity commit in arrival order; no
+ *            group starts while this process's indexer has INDEX_BACKLOG_MAX_WRITES of them waiting (backpressure)
+ *                                                 GroupWriter (./group-writer.ts), Publisher.holds (./publish.ts)
  *   lock     the group's entities are locked and their stored state read
  *                                                 lockRequests (./plan.ts) → AspectStore.writeGroup, writes/lock
  *   plan     in memory and pure (a retried transaction plans again): what to write, what to answer
@@ -30,7 +31,7 @@ export function rehearseWrites(store: AspectStore, namespace: string): Promise<v
 
 /** The write path from the group stage on; IngestionService submits what it prepared (./prepare.ts) to it. */
 export function writePipeline(store: AspectStore, publisher: Publisher, options: GroupWriterOptions, logger?: Logger): GroupWriter {
-  return new GroupWriter((units, now, timeoutMs, released) => commitGroup(store, publisher, units, now, timeoutMs, released), options, logger);
+  return new GroupWriter((units, now, timeoutMs, released) => commitGroup(store, publisher, units, now, timeoutMs, released), options, logger, publisher);
 }
 
 /**

@@ -17,6 +17,15 @@ export interface IndexerFeed {
   committed(writes: readonly CommittedWrite[], handedOver: boolean): void;
   /** Wakes it: the committed writes left outbox entries. */
   notify(): void;
+  /** Backpressure: whether new write groups wait for it to catch up, and when they may go. */
+  holdsWrites?(): boolean;
+  whenWritesMayGo?(): Promise<void>;
+}
+
+/** What the group stage asks before it starts a group: whether to wait, and until when. */
+export interface Backpressure {
+  holds(): boolean;
+  released(): Promise<void>;
 }
 
 /**
@@ -25,11 +34,20 @@ export interface IndexerFeed {
  * copies and tells the peer processes the transaction found (the write is not acknowledged before). After a failed
  * commit (which may still have committed): read coherence only, its failures left to the write's own error.
  */
-export class Publisher {
+export class Publisher implements Backpressure {
   constructor(
     private readonly targets: { indexer?: IndexerFeed; coherence?: ReadCoherence | null },
     private readonly logger?: Logger,
   ) {}
+
+  /** Before a group starts: whether the indexer asks new groups to wait until it has caught up (IndexerFeed.holdsWrites). */
+  holds(): boolean {
+    return this.targets.indexer?.holdsWrites?.() ?? false;
+  }
+
+  released(): Promise<void> {
+    return this.targets.indexer?.whenWritesMayGo?.() ?? Promise.resolve();
+  }
 
   /** Before a group's transaction: the lease of its outbox entries (IndexerFeed.handoffLease), 0 without an indexer. */
   outboxLease(now: number): number {
