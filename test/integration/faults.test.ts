@@ -16,7 +16,8 @@ describe('backend faults', () => {
 
   beforeAll(async () => {
     const servers = await startServers({ root, servers: ['neo4j', 'opensearch'], persistent: false, heap: { neo4j: '512m', opensearch: '512m' } });
-    svc = await startTestService({ NEO4J_URI: servers.neo4j.url, SEARCH_URL: servers.opensearch.url, BACKEND_TIMEOUT_MS: String(timeoutMs) });
+    // A tight indexing backpressure bound: while the engine is down it must hold no write.
+    svc = await startTestService({ NEO4J_URI: servers.neo4j.url, SEARCH_URL: servers.opensearch.url, BACKEND_TIMEOUT_MS: String(timeoutMs), INDEX_BACKLOG_MAX_WRITES: '20' });
   }, 300_000);
   afterAll(async () => {
     await svc?.close();
