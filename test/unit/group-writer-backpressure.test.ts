@@ -70,6 +70,23 @@ describe('the group stage under backpressure from the indexer', () => {
     expect(groups).toEqual([]);
   });
 
+  it('answers a held write at its deadline, while the hold still lasts', async () => {
+    const groups: number[][] = [];
+    const gate = new Gate();
+    const writer = new GroupWriter(recordingCommit(groups), { ...options, timeoutMs: 60 }, undefined, gate);
+    gate.holding = true;
+    const started = Date.now();
+    const err = await writer.submit([write(1)]).catch((e) => e);
+    expect(err).toBeInstanceOf(OverloadedError);
+    expect((err as OverloadedError).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(1000);
+    // A write that comes after is held, then goes once released.
+    const later = writer.submit([write(2)]);
+    gate.release();
+    await later;
+    expect(groups).toEqual([[1]]);
+  });
+
   it('drains the queue on close even while held', async () => {
     const groups: number[][] = [];
     const gate = new Gate();

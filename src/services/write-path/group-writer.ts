@@ -53,6 +53,8 @@ export class GroupWriter {
   private closed = false;
   /** Waiting for the backpressure to release (one wait for the whole queue). */
   private held = false;
+  /** While held: when the oldest queued unit's time in the queue is up. */
+  private expiry: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly commitGroup: CommitGroup,
@@ -96,9 +98,12 @@ export class GroupWriter {
           this.held = true;
           void this.backpressure.released().then(() => {
             this.held = false;
+            if (this.expiry) clearTimeout(this.expiry);
+            this.expiry = null;
             this.pump();
           });
         }
+        this.expireWhileHeld();
         return;
       }
       const waited = Date.now() - this.queue[0].enqueuedAt;
@@ -138,20 +143,42 @@ export class GroupWriter {
     }
   }
 
+  /**
+   * Answers the units that waited half their time in the queue: they could not commit in time any more. Nothing of
+   * them was written.
+   */
+  private rejectExpired(): void {
+    const deadline = Date.now() - this.options.timeoutMs / 2;
+    // The queue is in arrival order: the first unit is the oldest.
+    if (this.queue.length === 0 || this.queue[0].enqueuedAt >= deadline) return;
+    const expired = this.queue.filter((u) => u.enqueuedAt < deadline);
+    this.queue = this.queue.filter((u) => u.enqueuedAt >= deadline);
+    for (const u of expired) {
+      this.queuedWrites -= u.items.length;
+      u.reject(new OverloadedError('The service is overloaded: the write waited too long for its turn and was not applied; retry later', 503, this.retryAfter()));
+    }
+  }
+
+  /** While held, units are answered at their deadline, not when the hold ends (an indexer may take a while). */
+  private expireWhileHeld(): void {
+    if (this.expiry || this.queue.length === 0) return;
+    const due = this.queue[0].enqueuedAt + this.options.timeoutMs / 2 - Date.now();
+    this.expiry = setTimeout(() => {
+      this.expiry = null;
+      this.rejectExpired();
+      if (this.held) this.expireWhileHeld();
+    }, Math.max(0, due) + 1);
+    this.expiry.unref();
+  }
+
   /** Takes units in arrival order up to the size cap, skipping (and keeping behind them) those whose entities are busy. */
   private take(): Unit[] {
+    this.rejectExpired();
     const group: Unit[] = [];
     const rest: Unit[] = [];
     const blocked = new Set<string>();
     let writes = 0;
-    const deadline = Date.now() - this.options.timeoutMs / 2;
     for (const u of this.queue) {
-      if (u.enqueuedAt < deadline) {
-        // Waited half its time in the queue: it could not commit in time any more. Nothing of it was written.
-        this.queuedWrites -= u.items.length;
-        u.reject(new OverloadedError('The service is overloaded: the write waited too long for its turn and was not applied; retry later', 503, this.retryAfter()));
-        continue;
-      }
       const full = group.length > 0 && writes + u.items.length > this.options.maxGroupWrites;
       if (full || [...u.urns].some((urn) => this.busy.has(urn) || blocked.has(urn))) {
         for (const urn of u.urns) blocked.add(urn);
