@@ -26,6 +26,8 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
  *   i  h, also indexing every write with the service's documents (no outbox): a's floor with search
  *   k  c's requests (batches of 100, 4 clients) through i's server: c's floor with search
+ *   i and k are searched while they fill, by the same probe as a–d: an index nobody searches goes search-idle and skips
+ *   its refreshes, which a searched one pays for (unsearched, i's engine CPU per aspect was 15-25 % lower)
  *   j  d's `datahub ingest` into a server that answers at once and writes nothing: the official client's own limit
  * Before any scenario, rounds of --warmup aspects (default 10,000; 0 = none) go through the raw statement and through a
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
@@ -40,8 +42,8 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  * names, and reports each target's ratio (a/h, b/h, c/e, d/j; a/i, b/i, c/k) per round and its median: on this shared
  * machine the same build's CPU per aspect moved 30-40 % between runs minutes apart, so only ratios within a round, and
  * their median over rounds, compare builds (`steal %`: the share of the machine's CPU time the hypervisor gave away).
- * For a–d: ack-to-searchable lag of sampled writes (p50/p99), time from the last acknowledgement until every write is
- * searchable, and the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario (main thread, by
+ * For a–d, i and k: ack-to-searchable lag of sampled writes (p50/p99) and time from the last acknowledgement until every
+ * write is searchable; for a–d the service's peak RSS. --profile writes a V8 CPU profile of the service per scenario (main thread, by
  * wall time); --perf an on-CPU profile of the whole service process with Linux perf (bench/oncpu.ts; root), each scenario's
  * report in <dir>/<scenario>/report.txt; --jfr a Java Flight Recorder CPU profile of Neo4j and the engine per scenario
  * (bench/jfr.ts; <dir>/<scenario>-<jvm>.txt), from the scenario's start until everything is searchable. Each costs CPU:
@@ -221,32 +223,43 @@ async function writeFloor(b: Backends, prefix: string, indexed: boolean, batches
   const index = `${prefix}datasetindex_v2`;
   const floor = await startWriteFloor(b.neo4jUri, indexed ? { searchUrl: b.searchUrl, name: index } : undefined);
   const driver = neo4j.driver(b.neo4jUri, undefined, { disableLosslessIntegers: true });
+  let probe: LagProbe | null = null;
   try {
     const pids = { floor: floor.child.pid!, ...b.pids };
+    // Searched while it is filled, as a's index is: searches keep the engine refreshing the shard every second (an index
+    // nobody searches goes search-idle and skips refreshes), and the floor should pay for that as the service does.
+    probe = indexed ? new LagProbe(b.searchUrl, index) : null;
     const profiles = jvmProfiles(b, profileKey);
     const cpuBefore = cpuSnapshot(pids);
     const jitBefore = jvmSnapshot(pids, ['neo4j', 'opensearch']);
     const loadBefore = load();
     const loaded = batches
       ? await runLoad(4, Math.ceil((datasets * 5) / 100), async (r) => {
-          const proposals = Array.from({ length: 100 }, (_, k) => r * 100 + k)
+          const items = Array.from({ length: 100 }, (_, k) => r * 100 + k)
             .filter((n) => n < datasets * 5)
-            .map((n) => proposalOf(aspect(prefix, job(n).i, job(n).phase, false)));
-          return (await http(`${floor.url}/aspects?action=ingestProposalBatch`, { json: { proposals } })).ok;
+            .map((n) => ({ n, ...job(n), a: aspect(prefix, job(n).i, job(n).phase, false) }));
+          const res = await http(`${floor.url}/aspects?action=ingestProposalBatch`, { json: { proposals: items.map((x) => proposalOf(x.a)) } });
+          if (res.ok) for (const x of items) if (x.n % SAMPLE === 0) probe?.acked(x.a.urn, x.phase);
+          return res.ok;
         })
       : await runLoad(16, datasets * 5, async (n) => {
           const { i, phase } = job(n);
-          return (await http(`${floor.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(aspect(prefix, i, phase, false)) } })).ok;
+          const a = aspect(prefix, i, phase, false);
+          const res = await http(`${floor.url}/aspects?action=ingestProposal`, { json: { proposal: proposalOf(a) } });
+          if (res.ok && n % SAMPLE === 0) probe?.acked(a.urn, phase);
+          return res.ok;
         });
     const result = batches ? { ...loaded, perSecond: Math.round((datasets * 5) / loaded.seconds) } : loaded;
     const loadDuring = load();
     const all = indexed ? await waitAllSearchable(b.searchUrl, index, datasets, FIELD[PHASES[4]], performance.now()) : undefined;
     const cpu = cpuPerOperation(cpuBefore, cpuSnapshot(pids), datasets * 5);
     profiles.stop();
-    const row = { ...result, ...cpu, ...jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch'])), aspectsPerSecond: result.perSecond, ...(indexed ? { allSearchableAfterLastAckMs: all } : {}), load: `${loadBefore} -> ${loadDuring}` };
+    const lag = await probe?.finish();
+    const row = { ...result, ...cpu, ...jitShare(jitBefore, jvmSnapshot(pids, ['neo4j', 'opensearch'])), aspectsPerSecond: result.perSecond, ...(lag ? { lagP50ms: lag.p50, lagP99ms: lag.p99, allSearchableAfterLastAckMs: all } : {}), load: `${loadBefore} -> ${loadDuring}` };
     await cleanRawOutbox(driver);
     return row;
   } finally {
+    await probe?.finish();
     await floor.stop();
     await driver.close();
     if (indexed) await fetch(`${b.searchUrl}/${index}`, { method: 'DELETE' }).catch(() => undefined);
