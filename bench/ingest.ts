@@ -25,7 +25,8 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  *   h  a's floor: a's requests through a bare node:http server that group-commits them with e's statement and indexes
  *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
  *   i  h, also indexing every write with the service's documents (no outbox): a's floor with search
- *   k  c's requests (batches of 100, 4 clients) through i's server: c's floor with search
+ *   k  c's requests (batches of 100, 4 clients) through i's server: c's floor with search (held back, as c is, while
+ *      500 entities wait for the engine: without that k wrote faster than it indexed and ended ~3 s behind)
  *   i and k are searched while they fill, by the same probe as a–d: an index nobody searches goes search-idle and skips
  *   its refreshes, which a searched one pays for (unsearched, i's engine CPU per aspect was 15-25 % lower)
  *   j  d's `datahub ingest` into a server that answers at once and writes nothing: the official client's own limit

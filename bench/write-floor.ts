@@ -18,7 +18,8 @@ import { entityIndexDefinition } from '../src/stores/search/mappings';
  * With an index (scenario i) it also keeps each entity's search fragments in memory, as the service's indexer does, and
  * after every commit sends the changed entities' documents (the service's own document builder and index mapping) to the
  * engine in bulk requests of up to 500, at most 2 at once, each waiting up to 200 ms to fill (OUTBOX_BATCH_SIZE,
- * OUTBOX_WORKERS, OUTBOX_LINGER_MS). No outbox is claimed or acknowledged: acknowledged writes may be lost from the index.
+ * OUTBOX_WORKERS, OUTBOX_LINGER_MS), and starts no group while 500 entities wait for a bulk (INDEX_BACKLOG_MAX_WRITES).
+ * No outbox is claimed or acknowledged: acknowledged writes may be lost from the index.
  */
 
 /**
@@ -110,7 +111,12 @@ export async function startInstantServer(config: string): Promise<{ url: string;
   return { url: `http://127.0.0.1:${port}`, proposals: () => proposals, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-const IN_FLIGHT = Number(process.env.FLOOR_IN_FLIGHT ?? 1);
+const IN_FLIGHT = Number(process.env.FLOOR_IN_FLIGHT ?? 2);
+/**
+ * Entities waiting for a bulk beyond which no group starts, as the service's INDEX_BACKLOG_MAX_WRITES (default 500) holds
+ * its group stage: without it a floor that indexes writes faster than the engine takes them, and owes the difference.
+ */
+const BACKLOG_MAX = Number(process.env.FLOOR_BACKLOG_MAX ?? 500);
 
 interface FloorProposal {
   entityUrn: string;
@@ -127,6 +133,7 @@ class FloorIndexer {
   private readonly agent = new Agent({ connections: 4 });
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
+  private waiters: (() => void)[] = [];
 
   constructor(
     private readonly searchUrl: string,
@@ -153,6 +160,17 @@ class FloorIndexer {
     return this.dirty.size === 0 && this.inFlight === 0;
   }
 
+  /** Too many entities wait for a bulk: no group should start until a bulk takes some. */
+  holds(): boolean {
+    return BACKLOG_MAX > 0 && this.dirty.size >= BACKLOG_MAX;
+  }
+
+  /** Resolves once holds() no longer holds. */
+  released(): Promise<void> {
+    if (!this.holds()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
   private pump(now = false): void {
     while (this.inFlight < 2 && this.dirty.size > 0) {
       if (!now && this.dirty.size < 500) {
@@ -165,6 +183,7 @@ class FloorIndexer {
       now = false;
       const urns = [...this.dirty].slice(0, 500);
       for (const urn of urns) this.dirty.delete(urn);
+      if (!this.holds()) for (const go of this.waiters.splice(0)) go();
       const lines = urns.flatMap((urn) => [JSON.stringify({ index: { _index: this.index, _id: urn } }), JSON.stringify(documentFromFragments(this.registry, this.entity, urn, this.fragments.get(urn)!))]);
       this.inFlight++;
       request(`${this.searchUrl}/_bulk`, { method: 'POST', body: lines.join('\n') + '\n', headers: { 'content-type': 'application/x-ndjson' }, dispatcher: this.agent })
@@ -191,8 +210,19 @@ async function serve(neo4jUri: string, port: number, searchUrl?: string, indexNa
   await indexer?.createIndex();
   let waiting: { row: RawRow; parsed: Record<string, unknown>; done(err?: unknown): void }[] = [];
   let running = 0;
+  let held = false;
   const pump = () => {
     while (running < IN_FLIGHT && waiting.length > 0) {
+      if (indexer?.holds()) {
+        if (!held) {
+          held = true;
+          void indexer.released().then(() => {
+            held = false;
+            pump();
+          });
+        }
+        return;
+      }
       const group = waiting;
       waiting = [];
       running++;
