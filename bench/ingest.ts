@@ -6,7 +6,7 @@ import neo4j, { type Driver } from 'neo4j-driver';
 import { CypherLibrary } from '../src/stores/graph/cypher';
 import { disableNagleForDriverSockets } from '../src/stores/graph/neo4j-executor';
 import { aspect, PHASES, urnOf } from './catalog-data';
-import { RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
+import { defaultRows, RAW_INGEST_STATEMENT, RAW_OUTBOX_CLEANUP, rawRow, startInstantServer, startWriteFloor } from './write-floor';
 import { ON_CPU_NODE_ARGS, startOnCpuProfile } from './oncpu';
 import { startJfr } from './jfr';
 import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSettled, jitShare, jvmSnapshot, peakRssMb, percentile, report, ROOT, runLoad, runQueueSampler, startServiceProcess, stringFlag, type Backends, type RunResult } from './lib';
@@ -21,7 +21,9 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  *   b  ingestProposal, 16 clients, one tag on every dataset and 3 owners
  *   c  ingestProposalBatch, 100 proposals per request, 4 clients
  *   d  the official client: `datahub ingest` of a file of MCPs into the datahub-rest sink, default settings
- *   e  raw reference: the same rows with UNWIND … MERGE straight to Neo4j, 1,000 rows per transaction, one client
+ *   e  raw reference: the same rows with UNWIND … MERGE straight to Neo4j, 1,000 rows per transaction, one client;
+ *      the same rows as the service stores: a dataset's first write also stores its key aspect and default browse paths
+ *      (bench/write-floor.ts defaultRows; h, i and k too), 8 aspect nodes per dataset for 5 written
  *   h  a's floor: a's requests through a bare node:http server that group-commits them with e's statement and indexes
  *      nothing (bench/write-floor.ts): what any Node HTTP service could reach for a on this machine
  *   i  h, also indexing every write with the service's documents (no outbox): a's floor with search
@@ -191,6 +193,8 @@ async function rawReference(b: Backends, prefix: string, total = datasets * 5, p
       for (let n = from; n < Math.min(total, from + 1000); n++) {
         const { i, phase } = job(n);
         const a = aspect(prefix, i, phase, false);
+        // A dataset's first write also stores its defaults, as the service does.
+        if (phase === 0) for (const d of defaultRows(a.urn)) rows.push(rawRow(a.urn, d.name, d.value));
         rows.push(rawRow(a.urn, a.name, a.value));
       }
       const t = performance.now();
