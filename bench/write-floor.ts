@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import neo4j from 'neo4j-driver';
 import { Agent, request } from 'undici';
 import { contentHash } from '../src/model/canonical';
-import { ASPECT_BEHAVIOURS } from '../src/model/aspects';
 import { Registry } from '../src/model/registry';
 import { parseUrn } from '../src/model/urn';
 import { aspectFragment, documentFromFragments, type AspectFragment } from '../src/services/indexing/document';
@@ -70,18 +69,13 @@ const registry = Registry.load(join(__dirname, '..', 'schema'), 'li');
 
 /**
  * The aspects stored beside an entity's first written aspect, as the service (after DataHub) stores them: its key
- * aspect and each aspect with a default value (browsePaths, browsePathsV2). Rows the service writes, so the raw
- * reference and the floors write them too: the same rows, 8 aspect nodes per dataset of the benchmark (5 written).
+ * aspect and each aspect with a default value (Registry.defaultAspects: browsePaths, browsePathsV2 for a dataset). Rows
+ * the service writes, so the raw reference and the floors write them too: 8 aspect nodes per dataset of the benchmark
+ * for 5 written.
  */
 export function defaultRows(urn: string): { name: string; value: Record<string, unknown> }[] {
   const parsed = parseUrn(urn);
-  const entity = registry.entity(parsed.entityType);
-  const rows = [{ name: entity.keyAspect, value: registry.keyAspectFor(parsed, entity).value }];
-  for (const behaviour of ASPECT_BEHAVIOURS.values()) {
-    const value = behaviour.defaultValue;
-    if (value && entity.aspects.has(behaviour.name)) rows.push({ name: behaviour.name, value: value(parsed) as Record<string, unknown> });
-  }
-  return rows;
+  return registry.defaultAspects(parsed, registry.entity(parsed.entityType)).map((d) => ({ name: d.name, value: d.value() }));
 }
 
 export async function startWriteFloor(neo4jUri: string, index?: { searchUrl: string; name: string }): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {

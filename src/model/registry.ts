@@ -346,6 +346,19 @@ export class Registry {
     }
   }
 
+  /**
+   * The aspects an entity gets when it lacks them (DataHub's default aspects): its key aspect, derived from the urn,
+   * and each of its aspects whose behaviour has a default value. Values are computed when asked for.
+   */
+  defaultAspects(urn: Urn, entity: EntitySpec): { name: string; value: () => Record<string, unknown> }[] {
+    const defaults = [{ name: entity.keyAspect, value: () => this.keyAspectFor(urn, entity).value }];
+    for (const behaviour of ASPECT_BEHAVIOURS.values()) {
+      const value = behaviour.defaultValue;
+      if (value && entity.aspects.has(behaviour.name)) defaults.push({ name: behaviour.name, value: () => value(urn) as Record<string, unknown> });
+    }
+    return defaults;
+  }
+
   keyUrnOf(entityName: string, key: Record<string, unknown>): string {
     const aspect = this.aspects.get(this.entity(entityName).keyAspect)!;
     return makeUrn(this.urnNamespace, entityName, aspect.key!.parts.map((p) => String(key[p])));

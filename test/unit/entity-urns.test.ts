@@ -19,6 +19,17 @@ describe('entity URNs', () => {
     expect(a).not.toBe(b);
   });
 
+  it("lists an entity's default aspects: its key from the urn, then those with a default value", () => {
+    const { urn, entity } = registry.parseEntityUrn(dataset);
+    const defaults = registry.defaultAspects(urn, entity);
+    expect(defaults.map((d) => d.name)).toEqual(['datasetKey', 'browsePaths', 'browsePathsV2']);
+    expect(defaults[0].value()).toEqual({ platform: 'urn:li:dataPlatform:hive', name: 'db.t', origin: 'PROD' });
+    expect(defaults[1].value()).toEqual({ paths: ['/prod/hive/db/t'] });
+    // An entity type without those aspects gets its key alone.
+    const tag = registry.parseEntityUrn('urn:li:tag:pii');
+    expect(registry.defaultAspects(tag.urn, tag.entity).map((d) => d.name)).toEqual(['tagKey']);
+  });
+
   it('refuses an invalid URN every time it is asked, also between valid ones', () => {
     const wrongParts = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.t)';
     for (let i = 0; i < 3; i++) {

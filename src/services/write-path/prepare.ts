@@ -1,5 +1,4 @@
 import { systemActor, type Principal } from '../../auth';
-import { ASPECT_BEHAVIOURS } from '../../model/aspects';
 import { canonicalJson, hashOfCanonicalJson } from '../../model/canonical';
 import { InvalidInputError, ValidationError } from '../../model/errors';
 import { assertNesting } from '../../model/nesting';
@@ -329,16 +328,10 @@ export class WritePreparer {
 
   /** Aspects every entity gets when it lacks them: its key aspect and those of its aspects that have a default value. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
+    // Writing the key aspect itself brings no other default.
+    const defaults = this.registry.defaultAspects(urn, entity).filter((d) => d.name !== aspect.name && (aspect.name !== entity.keyAspect || d.name === entity.keyAspect));
     // Projected like any written value: a key aspect's relationships (a data job's flow) exist from the first write.
-    const projectedDefault = (name: string, value: () => Record<string, unknown>) => ({ name, value: () => this.project(this.registry.aspects.get(name)!, value()) });
-    const defaults: UpsertItem['defaults'] = [projectedDefault(entity.keyAspect, () => this.registry.keyAspectFor(urn, entity).value)];
-    if (aspect.name !== entity.keyAspect) {
-      for (const behaviour of ASPECT_BEHAVIOURS.values()) {
-        const value = behaviour.defaultValue;
-        if (value && entity.aspects.has(behaviour.name)) defaults.push(projectedDefault(behaviour.name, () => value(urn)));
-      }
-    }
-    return defaults.filter((d) => d.name !== aspect.name);
+    return defaults.map((d) => ({ name: d.name, value: () => this.project(this.registry.aspects.get(d.name)!, d.value()) }));
   }
 
   /** Serialized value, hash and projected edges of a validated value. */
