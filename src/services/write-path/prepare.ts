@@ -328,8 +328,9 @@ export class WritePreparer {
 
   /** Aspects every entity gets when it lacks them: its key aspect and those of its aspects that have a default value. */
   private defaultsFor(urn: Urn, entity: EntitySpec, aspect: AspectSpec): UpsertItem['defaults'] {
-    // Writing the key aspect itself brings no other default.
-    const defaults = this.registry.defaultAspects(urn, entity).filter((d) => d.name !== aspect.name && (aspect.name !== entity.keyAspect || d.name === entity.keyAspect));
+    // Writing the key aspect itself brings no default.
+    if (aspect.name === entity.keyAspect) return [];
+    const defaults = this.registry.defaultAspects(urn, entity).filter((d) => d.name !== aspect.name);
     // Projected like any written value: a key aspect's relationships (a data job's flow) exist from the first write.
     return defaults.map((d) => ({ name: d.name, value: () => this.project(this.registry.aspects.get(d.name)!, d.value()) }));
   }
