@@ -17,19 +17,7 @@
 // replan=skip (here and in `apply`): Neo4j replans a cached statement once the label counts drift (at most once a
 // minute with the stack's settings), and planning `apply` costs it 300-600 ms of CPU per parameter shape; under
 // ingestion that was a tenth of its CPU. Both plans are seeks whatever the counts (test/integration/write-plans.test.ts).
-// `peers` (the same on every row): when $peersOf names this process, the other processes that may be serving cached
-// copies unchecked, which must be told of this write before it is acknowledged (src/stores/graph/read-coherence.ts). A
-// process that starts such a lease later trusts only what it reads once every write transaction begun before could have
-// ended. A revoked peer is not told; the write waits until the leases it held when revoked have run out (`waitMs`).
-// Read here rather than in a statement of its own: each statement costs Neo4j ~100 µs of CPU, about a tenth of a
-// group's. A group with no row writes nothing, so there is nobody to tell.
 CYPHER replan=skip
-WITH CASE WHEN $peersOf IS NULL THEN [] ELSE COLLECT {
-  MATCH (p:ServiceProcess)
-  WHERE p.id <> $peersOf AND p.peerUrl IS NOT NULL AND p.seenAt + p.leaseMs > timestamp()
-  RETURN {id: p.id, url: p.peerUrl, token: p.peerToken,
-          waitMs: CASE WHEN p.revokedAt IS NULL THEN null ELSE p.revokedAt + p.leaseMs - timestamp() END}
-} END AS peers
 UNWIND $group.entities AS x
 OPTIONAL MATCH (found:Entity {urn: x.urn})
 OPTIONAL CALL (x, found) {
@@ -38,15 +26,15 @@ OPTIONAL CALL (x, found) {
     ON CREATE SET n.type = x.entityType, n.createdAt = $now
   RETURN n
 }
-WITH peers, x, coalesce(found, n) AS e, found IS NULL AS created
+WITH x, coalesce(found, n) AS e, found IS NULL AS created
 WHERE e IS NOT NULL
 // Locked before the old rev is read (under read committed it could be stale otherwise): the rev it had is returned,
 // so the writer knows which state its write turned into the new one (the indexer's fragment cache chains on it).
 SET e._LOCK_ = true
-WITH peers, x, e, created, e.rev AS previousRev
+WITH x, e, created, e.rev AS previousRev
 REMOVE e._LOCK_
 SET e.rev = CASE WHEN coalesce(previousRev, 0) >= $revFloor THEN previousRev + 1 ELSE $revFloor END
-WITH peers, x, e, created, previousRev
+WITH x, e, created, previousRev
 CALL (x, e) {
   // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each).
   WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn]] AS owned
@@ -78,7 +66,7 @@ CALL (x, e) {
                   edges: [o IN owned WHERE o[0] = a.name | o[1]],
                   columnEdges: [c IN columns WHERE c[0] = a.name | c[1]]}) AS aspects
 }
-RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, e.placeholder IS NOT NULL AS placeholder, aspects, peers
+RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, e.placeholder IS NOT NULL AS placeholder, aspects
 
 // @name apply
 // The whole plan in one statement (one round trip, and one statement's fixed cost in Neo4j and the driver instead of up
@@ -88,9 +76,42 @@ RETURN x.urn AS urn, elementId(e) AS node, e.rev AS rev, previousRev, created, e
 // whatever it holds: one plan, rehearsed before the first write). Ingesting 2,000 datasets into a fresh Neo4j planned
 // `apply` 13 times (7.9 s of CPU) before, once (0.4 s) since.
 //
+// `known` (a group planned from the states the write path keeps of entities it wrote, src/services/write-path/known-states.ts):
+// the statement then runs alone, as an auto-commit transaction (one round trip instead of four: BEGIN, `lock`, `apply`,
+// COMMIT), and locks these entities itself, in urn order as `lock` does. It writes only if every one still has the rev
+// the plan was made from (every write bumps it, in this process or another); otherwise it writes nothing and returns no
+// row, and the group goes the locking way. Each gets `next`, the rev `lock` would have given it. Empty after `lock`.
+// `peers`: when $plan.peersOf names this process, the other processes that may be serving cached copies unchecked, which
+// must be told of this write before it is acknowledged (src/stores/graph/read-coherence.ts). A process that starts such
+// a lease later trusts only what it reads once every write transaction begun before could have ended. A revoked peer is
+// not told; the write waits until the leases it held when revoked have run out (`waitMs`). Read here rather than in a
+// statement of its own: each statement costs Neo4j ~100 µs of CPU, about a tenth of a group's (the write path runs
+// `apply` whenever `lock` locked something and there are peers, even with nothing else to write). In $plan because
+// Neo4j keys its plan cache by the length bucket of a string parameter too: a process id against none made two plans.
+CYPHER replan=skip
+CALL () {
+  UNWIND $plan.known AS k
+  MATCH (e) WHERE elementId(e) = k.node
+  // Locked before its rev is read, as in `lock`.
+  SET e._LOCK_ = true
+  WITH k, e, e.rev AS rev
+  REMOVE e._LOCK_
+  RETURN count(CASE WHEN e.urn = k.urn AND rev = k.rev THEN 1 END) = size($plan.known) AS current
+}
+WITH current WHERE current
+CALL () {
+  UNWIND $plan.known AS k
+  MATCH (e) WHERE elementId(e) = k.node
+  SET e.rev = k.next
+}
+WITH CASE WHEN $plan.peersOf IS NULL THEN [] ELSE COLLECT {
+  MATCH (p:ServiceProcess)
+  WHERE p.id <> $plan.peersOf AND p.peerUrl IS NOT NULL AND p.seenAt + p.leaseMs > timestamp()
+  RETURN {id: p.id, url: p.peerUrl, token: p.peerToken,
+          waitMs: CASE WHEN p.revokedAt IS NULL THEN null ELSE p.revokedAt + p.leaseMs - timestamp() END}
+} END AS peers
 // Entity deletes (names null: every aspect and outgoing edge) and aspect deletes (the named aspects), before anything
 // else the group writes to those entities.
-CYPHER replan=skip
 CALL () {
   UNWIND $plan.wipes AS w
   CALL (w) {
@@ -281,3 +302,4 @@ CALL () {
     SET e.placeholder = true
   }
 }
+RETURN peers

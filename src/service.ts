@@ -141,6 +141,7 @@ function groupWriterOptions(config: Config) {
     overlapMinWrites: config.WRITE_OVERLAP_MIN_WRITES,
     overlapWindowMs: config.WRITE_OVERLAP_WINDOW_MS,
     maxQueuedWrites: config.WRITE_QUEUE_MAX_WRITES,
+    knownStatesBytes: config.WRITE_CACHE_SIZE,
     timeoutMs: config.BACKEND_TIMEOUT_MS,
   };
 }

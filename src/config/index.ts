@@ -77,6 +77,11 @@ export const configSchema = z.object({
   WRITE_OVERLAP_MIN_WRITES: positiveInt.default(8),
   WRITE_OVERLAP_WINDOW_MS: z.coerce.number().int().min(0).max(1000).default(10),
   WRITE_QUEUE_MAX_WRITES: positiveInt.default(20000),
+  /**
+   * The stored states of entities the write path keeps after writing them, to plan their next write before its
+   * transaction and send it as one statement (src/services/write-path/known-states.ts; ~1 KB per dataset); 0: none.
+   */
+  WRITE_CACHE_SIZE: byteSize.default('16mb'),
   LINEAGE_MAX_HOPS: positiveInt.max(100).default(20),
   LINEAGE_FAN_OUT: positiveInt.default(1000),
   LINEAGE_RESULT_CAP: positiveInt.default(10000),

@@ -6,9 +6,10 @@ import { MARGIN_MS, ProcessLease, type ProcessLeaseOptions } from '../../src/sto
 import { PeerInvalidation } from '../../src/stores/peers/peer-invalidation';
 import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
 import { UnavailableError } from '../../src/model/errors';
+import { KnownStates } from '../../src/services/write-path/known-states';
 import { commitGroup, writePipeline } from '../../src/services/write-path/pipeline';
 import { Publisher } from '../../src/services/write-path/publish';
-import { lockRequests, type WriteItem } from '../../src/services/write-path/plan';
+import { lockRequests, planLocked, type WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
 import { enc, serviceProcess, startTestService, uniqueId } from '../support/service';
 
@@ -85,7 +86,8 @@ describe('process lease', () => {
     const coherence = new LeasedReadCoherence(null, writer, peers);
     const store = new AspectStore(graph, '', coherence);
     const urn = ds(`revoked_${uniqueId()}`);
-    const write = () => commitGroup(store, new Publisher({ coherence }), [statusWrite(urn)], Date.now(), 5000, () => undefined);
+    const known = new KnownStates(0);
+    const write = () => commitGroup(store, new Publisher({ coherence }), known, [statusWrite(urn)], Date.now(), 5000, () => undefined);
     try {
       await Promise.all([ghost.start(), writer.start()]);
       await until(() => ghost.unchecked(), 5000);
@@ -165,9 +167,9 @@ describe('process lease', () => {
     try {
       await silent.start();
       await graph.query('test', 'processes/revoke', { peer: silent.id }, { mode: 'WRITE' });
-      // A write transaction's lock reads its peers: the revoked one comes with the time its leases still run.
+      // A write transaction reads its peers: the revoked one comes with the time its leases still run.
       const store = new AspectStore(graph, '', new LeasedReadCoherence(null, other, new PeerInvalidation(other, { host: '127.0.0.1', port: 0, timeoutMs: 200 })));
-      const tx = await store.writeGroup(lockRequests([statusWrite(urn)]), Date.now(), 5000, () => ({ plan: {}, result: null }));
+      const tx = await store.writeGroup(lockRequests([statusWrite(urn)]), Date.now(), 5000, planLocked([]));
       expect(tx.committed).toBe(true);
       const found = tx.peers.find((p) => p.id === silent.id);
       expect(found).toBeDefined();
@@ -210,9 +212,16 @@ describe('process lease', () => {
       expect(queries.mock.calls.filter(([caller]) => caller === 'retrieval.latest')).toHaveLength(1);
       queries.mockRestore();
 
-      // And the other way round.
+      // And the other way round: first planned from a state the other process's write made stale (it reads again),
+      // then from the state that read left, in one statement (writes/apply with `known`), which finds the peers too.
+      const knownGroups = jest.spyOn(AspectStore.prototype, 'writeKnownGroup');
       expect(await write(svc.url, 'third')).toBe(200);
       expect(await nameSeen(other.url)).toBe('third');
+      expect(await write(svc.url, 'fourth')).toBe(200);
+      expect(await nameSeen(other.url)).toBe('fourth');
+      const known = await Promise.all(knownGroups.mock.results.map((r) => r.value as Promise<{ applied: boolean }>));
+      knownGroups.mockRestore();
+      expect(known.map((t) => t.applied)).toEqual([false, true]);
     } finally {
       await other?.stop();
       await svc.call('POST', '/entities?action=delete', { urn });

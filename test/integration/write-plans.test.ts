@@ -18,7 +18,7 @@ const withoutReplanOption = (text: string) => text.replace(/^CYPHER replan=\w+\s
 const ROOT = join(__dirname, '..', '..');
 const cypher = new CypherLibrary(join(ROOT, 'cypher'));
 const SCAN = /Scan/; // AllNodesScan, NodeByLabelScan, NodeIndexScan, (Directed)RelationshipIndexScan, RelationshipTypeScan, …
-/** The one scan a write makes on purpose: `lock` reads the registered service processes (a handful of nodes). */
+/** The one scan a write makes on purpose: `apply` reads the registered service processes (a handful of nodes). */
 const SERVICE_PROCESSES = /^(NodeByLabelScan|NodeIndexScan|NodeUniqueIndexScan)\S* .*:ServiceProcess/;
 
 /** Each operator of a plan as `OperatorType details`. */
@@ -38,9 +38,11 @@ describe('write-path plans', () => {
 
   /** Parameters of every statement in cypher/writes.cypher, shaped as the write path sends them. */
   const parameters: Record<string, Record<string, unknown>> = {
-    lock: { group: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], history: ['upstreamLineage'], present: ['datasetKey', 'browsePathsV2'], values: [], columns: ['upstreamLineage'] }] }, now, revFloor: now * 1000, peersOf: 'plan-probe' },
+    lock: { group: { entities: [{ urn, entityType: 'dataset', create: true, all: false, names: ['upstreamLineage'], history: ['upstreamLineage'], present: ['datasetKey', 'browsePathsV2'], values: [], columns: ['upstreamLineage'] }] }, now, revFloor: now * 1000 },
     apply: {
       plan: {
+        known: [{ urn, node: '4:00000000-0000-0000-0000-000000000000:0', rev: 1, next: 2 }],
+        peersOf: 'plan-probe',
         wipes: [{ urn, names: ['upstreamLineage'] }, { urn, names: null }],
         drops: [{ urn, name: 'upstreamLineage', drop: [3] }],
         copies: [{ urn, name: 'upstreamLineage', copy: 1, copySystemMetadata: null }],
@@ -110,7 +112,7 @@ describe('plans made on an empty database', () => {
   const root = join(ROOT, '.stack', 'test-plans');
   let driver: Driver;
   /** Scans that are the statement's purpose: the outbox backlog count, the purge of expired token revocations, the peers. */
-  const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/, 'writes/lock': SERVICE_PROCESSES };
+  const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/, 'writes/apply': SERVICE_PROCESSES };
   const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing', 'history', 'lineage'].flatMap((file) => cypher.names(file));
   // The lineage hops are templates (HistoryStore and LineageStore fill in the relationship types walked out- and inwards).
   const text = (name: string) =>

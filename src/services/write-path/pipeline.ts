@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { AspectStore } from '../../stores/graph/aspect-store';
 import { GroupWriter, type GroupWriterOptions } from './group-writer';
-import { lockRequests, planLocked, rehearsalGroup, type ItemOutcome, type WriteItem } from './plan';
+import { KnownStates } from './known-states';
+import { lockRequests, planLocked, rehearsalGroup, type ItemOutcome, type LockedEntity, type WriteItem } from './plan';
 import type { Publisher } from './publish';
 
 /*
@@ -14,6 +15,9 @@ import type { Publisher } from './publish';
  *                                                 GroupWriter (./group-writer.ts), Publisher.holds (./publish.ts)
  *   lock     the group's entities are locked and their stored state read
  *                                                 lockRequests (./plan.ts) → AspectStore.writeGroup, writes/lock
+ *            — or, when this process kept the state of every one (upserts only), nothing is read: the plan is made
+ *            from those states and `apply` locks them and checks their revs instead (one round trip in all)
+ *                                                 KnownStates (./known-states.ts) → AspectStore.writeKnownGroup
  *   plan     in memory and pure (a retried transaction plans again): what to write, what to answer
  *                                                 planLocked → planGroup → toPlan (./plan.ts)
  *   apply    the plan, in one statement, in the same transaction
@@ -29,9 +33,13 @@ export function rehearseWrites(store: AspectStore, namespace: string): Promise<v
   return store.prepareWrites(rehearsalGroup(namespace));
 }
 
-/** The write path from the group stage on; IngestionService submits what it prepared (./prepare.ts) to it. */
-export function writePipeline(store: AspectStore, publisher: Publisher, options: GroupWriterOptions, logger?: Logger): GroupWriter {
-  return new GroupWriter((units, now, timeoutMs, released) => commitGroup(store, publisher, units, now, timeoutMs, released), options, logger, publisher);
+/**
+ * The write path from the group stage on; IngestionService submits what it prepared (./prepare.ts) to it.
+ * `knownStatesBytes`: how much of entities' states it keeps to plan their next write before its transaction (0: none).
+ */
+export function writePipeline(store: AspectStore, publisher: Publisher, options: GroupWriterOptions & { knownStatesBytes?: number }, logger?: Logger): GroupWriter {
+  const known = new KnownStates(options.knownStatesBytes ?? 0);
+  return new GroupWriter((units, now, timeoutMs, released) => commitGroup(store, publisher, known, units, now, timeoutMs, released), options, logger, publisher);
 }
 
 /**
@@ -43,20 +51,40 @@ export function writePipeline(store: AspectStore, publisher: Publisher, options:
 export async function commitGroup(
   store: AspectStore,
   publisher: Publisher,
+  known: KnownStates,
   units: WriteItem[][],
   now: number,
   timeoutMs: number,
   released: () => void,
 ): Promise<(ItemOutcome[] | unknown)[]> {
-  const requests = lockRequests(units);
+  const entities = lockRequests(units);
+  let requests = known.wholeReads(entities, units);
   const urns = requests.map((r) => r.urn);
   const lease = publisher.outboxLease(now);
-  const tx = await store.writeGroup(requests, now, timeoutMs, planLocked(units), lease);
+  // Every entity known: planned now, applied in one statement that checks nothing changed meanwhile.
+  const fromKnown = known.planFor(requests, units, now);
+  if (fromKnown) {
+    const { plan, result } = planLocked(units)(fromKnown.locked);
+    const tx = await store.writeKnownGroup(fromKnown.known, plan, now, timeoutMs, lease);
+    if (tx.applied) {
+      known.committed(requests, fromKnown.locked, result.states);
+      released();
+      await publisher.committed(urns, result.writes, tx.peers, lease > 0);
+      return result.outcomes;
+    }
+    // Stale, or failed (it may still have committed: the locking way then finds it written). Read whole again.
+    known.forget(urns);
+    requests = known.wholeReads(entities, units);
+  }
+  let locked: Map<string, LockedEntity> | null = null;
+  const tx = await store.writeGroup(requests, now, timeoutMs, (l: Map<string, LockedEntity>) => ((locked = l), planLocked(units)(l)), lease);
   if (!tx.committed) {
+    known.forget(urns);
     // Entries it may have left under the lease are claimed once the lease runs out.
     await publisher.failed(urns, tx.peers);
     throw tx.error;
   }
+  known.committed(requests, locked, tx.result.states);
   released();
   await publisher.committed(urns, tx.result.writes, tx.peers, lease > 0);
   return tx.result.outcomes;

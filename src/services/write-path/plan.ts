@@ -338,9 +338,9 @@ export function applyParameters(plan: GroupPlan): ApplyParams {
  * unit its outcomes or the error that left it out, and every locked entity's change for the publish stage (changed
  * or not: the lock bumped each one's rev).
  */
-export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, { outcomes: (ItemOutcome[] | unknown)[]; writes: () => CommittedWrite[] }> {
+export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, { outcomes: (ItemOutcome[] | unknown)[]; writes: () => CommittedWrite[]; states: (wanted: (locked: LockedEntity) => boolean) => EntityOutcome[] }> {
   return (locked) => {
-    const { plan, outcomes, failed, writes } = planGroup(units, locked);
+    const { plan, outcomes, failed, writes, entities } = planGroup(units, locked);
     // Built only when asked for (the indexer's fragment cache): after the commit, not in each attempt.
     const committed = () => {
       const byUrn = new Map(writes.map((w) => [w.urn, w]));
@@ -352,7 +352,7 @@ export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, 
         queued: byUrn.has(l.urn),
       }));
     };
-    return { plan: applyParameters(plan), result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed } };
+    return { plan: applyParameters(plan), result: { outcomes: outcomes.map((o, i) => (failed.has(i) ? failed.get(i) : o)), writes: committed, states: (wanted) => entityOutcomes(entities, locked, wanted) } };
   };
 }
 
@@ -364,11 +364,11 @@ export function planLocked(units: WriteItem[][]): PlanLocked<StoredAspectState, 
 export function planGroup(
   units: WriteItem[][],
   locked: Map<string, LockedEntity>,
-): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failed: Map<number, unknown>; writes: EntityWrite[] } {
+): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failed: Map<number, unknown>; writes: EntityWrite[]; entities: Map<string, EntityState> } {
   const failed = new Map<number, unknown>();
   for (;;) {
     const attempt = tryPlan(units, locked, failed);
-    if (attempt.failedAt === null) return { plan: attempt.plan, outcomes: attempt.outcomes, failed, writes: attempt.writes };
+    if (attempt.failedAt === null) return { plan: attempt.plan, outcomes: attempt.outcomes, failed, writes: attempt.writes, entities: attempt.entities };
     failed.set(attempt.failedAt, attempt.error);
   }
 }
@@ -377,7 +377,7 @@ function tryPlan(
   units: WriteItem[][],
   locked: Map<string, LockedEntity>,
   skip: Map<number, unknown>,
-): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failedAt: number | null; error?: unknown; writes: EntityWrite[] } {
+): { plan: GroupPlan; outcomes: (ItemOutcome[] | null)[]; failedAt: number | null; error?: unknown; writes: EntityWrite[]; entities: Map<string, EntityState> } {
   const entities = new Map<string, EntityState>();
   const entity = (urn: string, entityType: string): EntityState => {
     let e = entities.get(urn);
@@ -418,11 +418,51 @@ function tryPlan(
     try {
       for (const item of units[u]) results.push(applyItem(item, entity(item.urn, item.entityType), aspect));
     } catch (error) {
-      return { plan: emptyPlan(), outcomes, failedAt: u, error, writes: [] };
+      return { plan: emptyPlan(), outcomes, failedAt: u, error, writes: [], entities };
     }
     outcomes.push(results);
   }
-  return { plan: toPlan(entities), outcomes, failedAt: null, writes: entityWrites(entities) };
+  return { plan: toPlan(entities), outcomes, failedAt: null, writes: entityWrites(entities), entities };
+}
+
+/**
+ * What a committed group left of each locked entity `wanted`, as `lock` would read it back (for the states the write path
+ * keeps: ./known-states.ts). `aspects`: the aspects the group wrote, their state after it (null: gone); the others are
+ * as they were. `exact` is false where the planner cannot know the result: deletes (an entity without aspects may be
+ * deleted), reverts, and age retention (which versions it trims depends on their times in Neo4j).
+ */
+export interface EntityOutcome {
+  urn: string;
+  node: string;
+  rev: number;
+  placeholder: boolean;
+  exact: boolean;
+  aspects: Map<string, StoredAspectState | null>;
+}
+
+function entityOutcomes(entities: Map<string, EntityState>, locked: Map<string, LockedEntity>, wanted: (locked: LockedEntity) => boolean): EntityOutcome[] {
+  const outcomes: EntityOutcome[] = [];
+  for (const l of locked.values()) {
+    if (!wanted(l)) continue;
+    const e = entities.get(l.urn);
+    const aspects = new Map<string, StoredAspectState | null>();
+    let exact = true;
+    let hasAspects = l.aspects.length > 0;
+    if (e) {
+      exact = !e.wipeAll && e.wipeNames.size === 0;
+      hasAspects = false;
+      for (const a of e.aspects.values()) {
+        if (a.current) hasAspects = true;
+        if (!a.touched && !a.reprojected) continue;
+        if (a.drop.length > 0 || (a.changed && a.horizon !== null)) exact = false;
+        // History is a run of versions ending at `top`: count retention cuts from below.
+        const history = a.cut > 0 ? Math.min(a.versions - 1, a.top - a.cut) : a.versions - 1;
+        aspects.set(a.name, a.current ? { name: a.name, hash: a.current.hash, top: a.top, history: Math.max(history, 0), value: null, edges: [...a.edges.keys()], columnEdges: [...a.columnEdges] } : null);
+      }
+    }
+    outcomes.push({ urn: l.urn, node: l.node, rev: l.rev, placeholder: l.placeholder && !hasAspects, exact, aspects });
+  }
+  return outcomes;
 }
 
 function entityWrites(entities: Map<string, EntityState>): EntityWrite[] {

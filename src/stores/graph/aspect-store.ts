@@ -75,6 +75,31 @@ function revFloor(nowMs: number): number {
   return Math.floor(nowMs) * 1000;
 }
 
+/** The rev a write at `nowMs` gives an entity whose rev was `previousRev` (what `writes/lock` sets). */
+export function nextRev(previousRev: number, nowMs: number): number {
+  return previousRev >= revFloor(nowMs) ? previousRev + 1 : revFloor(nowMs);
+}
+
+/**
+ * An entity a group planned from a state kept since this process last wrote it (`writes/apply` with `known`): `apply`
+ * locks the node, writes only if its rev is still `rev`, and gives it `next`.
+ */
+export interface KnownEntityLock {
+  urn: string;
+  node: string;
+  rev: number;
+  next: number;
+}
+
+/** How a group planned from known states ended: applied, not applied (a known state was stale), or failed. */
+export type KnownGroupTransaction = { applied: true; peers: Peer[] } | { applied: false; error?: unknown };
+
+type PeerRow = { id: string; url: string; token: string; waitMs: unknown };
+
+function toPeer(p: PeerRow): Peer {
+  return { id: p.id, url: p.url, token: p.token, waitMs: p.waitMs === null ? null : Number(p.waitMs) };
+}
+
 function parseJson(text: unknown): Record<string, unknown> | null {
   return typeof text === 'string' ? (JSON.parse(text) as Record<string, unknown>) : null;
 }
@@ -148,20 +173,35 @@ export class AspectStore {
   }
 
   private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null, outboxClaimUntil = 0): Promise<T> {
-    // The lock also reads the peer processes to tell (the same list on every row).
-    const peersOf = peers ? (this.coherence?.peersOf() ?? null) : null;
-    const records = (await tx.run(this.statement('writes/lock'), { group: { entities: requests }, now, revFloor: revFloor(now), peersOf })).records;
-    for (const p of (records[0]?.get('peers') ?? []) as { id: string; url: string; token: string; waitMs: unknown }[]) {
-      peers!.set(p.id, { id: p.id, url: p.url, token: p.token, waitMs: p.waitMs === null ? null : Number(p.waitMs) });
-    }
+    const records = (await tx.run(this.statement('writes/lock'), { group: { entities: requests }, now, revFloor: revFloor(now) })).records;
     const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {
       locked.set(r.get('urn'), { urn: r.get('urn'), node: r.get('node'), rev: Number(r.get('rev')), previousRev: r.get('previousRev') === null ? null : Number(r.get('previousRev')), created: Boolean(r.get('created')), placeholder: Boolean(r.get('placeholder')), aspects: r.get('aspects') as A[] });
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
-    if (Object.values(plan).some((list) => list.length > 0)) await tx.run(this.statement('writes/apply'), { plan, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil });
+    // It also reads the peer processes to tell, whenever the lock bumped a rev.
+    const peersOf = peers ? (this.coherence?.peersOf() ?? null) : null;
+    if (Object.values(plan).some((list) => list.length > 0) || (peersOf !== null && records.length > 0)) {
+      const applied = await tx.run(this.statement('writes/apply'), { plan: { ...plan, known: [], peersOf }, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil });
+      for (const p of (applied.records[0]?.get('peers') ?? []) as PeerRow[]) peers!.set(p.id, toPeer(p));
+    }
     return result;
+  }
+
+  /**
+   * A group planned from known states (`known`, every entity it writes) in one auto-commit statement: `writes/apply`
+   * locks them and writes only if none has changed since. Never throws.
+   */
+  async writeKnownGroup(known: KnownEntityLock[], plan: ApplyParams, now: number, timeoutMs: number, outboxClaimUntil = 0): Promise<KnownGroupTransaction> {
+    try {
+      const peersOf = this.coherence?.peersOf() ?? null;
+      const records = await this.neo4j.query('ingest.known', 'writes/apply', { plan: { ...plan, known, peersOf }, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil }, { mode: 'WRITE', timeoutMs });
+      if (records.length === 0) return { applied: false };
+      return { applied: true, peers: (records[0].get('peers') as PeerRow[]).map(toPeer) };
+    } catch (error) {
+      return { applied: false, error };
+    }
   }
 
   /**
