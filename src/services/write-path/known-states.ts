@@ -69,14 +69,16 @@ export class KnownStates {
    * The group's entities as `lock` would return them, and what `apply` checks, when every one is known and every write
    * is an upsert whose value is known beforehand (a patch needs the stored value, which is not kept); else null.
    */
-  planFor(requests: LockRequest[], units: WriteItem[][], now: number): { locked: Map<string, LockedEntity>; known: KnownEntityLock[] } | null {
+  planFor(requests: LockRequest[], units: WriteItem[][], now: number): { locked: Map<string, LockedEntity>; known: KnownEntityLock[]; states: Map<string, KnownEntity> } | null {
     if (!this.entities || !units.every((u) => u.every((i) => i.kind === 'upsert' && !i.patch))) return null;
     const locked = new Map<string, LockedEntity>();
     const known: KnownEntityLock[] = [];
+    const states = new Map<string, KnownEntity>();
     for (const r of requests) {
       const packed = r.values.length === 0 ? this.entities.get(r.urn) : undefined;
       if (!packed) return null;
       const k = unpack(packed);
+      states.set(r.urn, k);
       const aspects: StoredAspectState[] = [];
       for (const name of [...r.names, ...r.present]) {
         const a = k.aspects.get(name);
@@ -86,22 +88,23 @@ export class KnownStates {
       locked.set(r.urn, { urn: r.urn, node: k.node, rev: next, previousRev: k.rev, created: false, placeholder: k.placeholder, aspects });
       known.push({ urn: r.urn, node: k.node, rev: k.rev, next });
     }
-    return { locked, known };
+    return { locked, known, states };
   }
 
   /**
    * After a commit: keeps what the group left of each entity whose whole state was known before it (`locked`: what the
-   * plan started from, a known state or what `lock` read), forgets the others.
+   * plan started from, a known state (`planned`) or what `lock` read), forgets the others.
    */
-  committed(requests: LockRequest[], locked: Map<string, LockedEntity> | null, states: (wanted: (l: LockedEntity) => boolean) => EntityOutcome[]): void {
+  committed(requests: LockRequest[], locked: Map<string, LockedEntity> | null, states: (wanted: (l: LockedEntity) => boolean) => EntityOutcome[], planned?: Map<string, KnownEntity>): void {
     const entities = this.entities;
     if (!entities || !locked) return;
     const whole = new Set(requests.filter((r) => r.all).map((r) => r.urn));
     const before = new Map<string, KnownEntity['aspects']>();
     for (const l of locked.values()) {
-      const packed = entities.get(l.urn);
+      // The states a group was planned from (planFor) are not unpacked again.
+      const packed = planned?.has(l.urn) ? null : entities.get(l.urn);
       entities.delete(l.urn);
-      const k = packed && unpack(packed);
+      const k = planned?.get(l.urn) ?? (packed ? unpack(packed) : undefined);
       if (k && l.previousRev === k.rev) before.set(l.urn, k.aspects);
       else if (l.created || l.placeholder || whole.has(l.urn)) before.set(l.urn, new Map(l.aspects.map((a) => [a.name, kept(a)])));
     }

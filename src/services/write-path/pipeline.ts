@@ -67,7 +67,7 @@ export async function commitGroup(
     const { plan, result } = planLocked(units)(fromKnown.locked);
     const tx = await store.writeKnownGroup(fromKnown.known, plan, now, timeoutMs, lease);
     if (tx.applied) {
-      known.committed(requests, fromKnown.locked, result.states);
+      known.committed(requests, fromKnown.locked, result.states, fromKnown.states);
       released();
       await publisher.committed(urns, result.writes, tx.peers, lease > 0);
       return result.outcomes;
