@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import neo4j, { type Driver } from 'neo4j-driver';
 import { startServers, stopServers } from '../../stack';
+import { createLogger } from '../../src/logger';
 import { CypherLibrary } from '../../src/stores/graph/cypher';
+import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 import type { StatementName } from '../../src/stores/graph/statements.generated';
 import { FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN } from '../../src/stores/graph/lineage-store';
 import { uniqueId } from '../support/service';
@@ -111,6 +113,7 @@ describe('write-path plans', () => {
 describe('plans made on an empty database', () => {
   const root = join(ROOT, '.stack', 'test-plans');
   let driver: Driver;
+  let url: string;
   /** Scans that are the statement's purpose: the outbox backlog count, the purge of expired token revocations, the peers. */
   const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/, 'writes/apply': SERVICE_PROCESSES };
   const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing', 'history', 'lineage'].flatMap((file) => cypher.names(file));
@@ -128,7 +131,8 @@ describe('plans made on an empty database', () => {
 
   beforeAll(async () => {
     const servers = await startServers({ root, servers: ['neo4j'], persistent: false, heap: { neo4j: '512m' } });
-    driver = neo4j.driver(servers.neo4j.url, undefined, { disableLosslessIntegers: true });
+    url = servers.neo4j.url;
+    driver = neo4j.driver(url, undefined, { disableLosslessIntegers: true });
     for (const ddl of cypher.file('schema')) await driver.executeQuery(ddl, {}, { database: 'neo4j' });
     await driver.executeQuery('CALL db.awaitIndexes(60)', {}, { database: 'neo4j' });
   }, 300_000);
@@ -170,5 +174,21 @@ describe('plans made on an empty database', () => {
       { database: 'neo4j' },
     );
     await check();
+  });
+
+  // After the others: it drops the schema they plan with.
+  it('several processes that start at once on a new database all create the schema', async () => {
+    const dropped = async (kind: 'CONSTRAINTS' | 'INDEXES') =>
+      (await driver.executeQuery(`SHOW ${kind} YIELD name, type WHERE type <> 'LOOKUP' RETURN name`, {}, { database: 'neo4j' })).records.map((r) => r.get('name') as string);
+    for (const name of await dropped('CONSTRAINTS')) await driver.executeQuery(`DROP CONSTRAINT ${name}`, {}, { database: 'neo4j' });
+    for (const name of await dropped('INDEXES')) await driver.executeQuery(`DROP INDEX ${name}`, {}, { database: 'neo4j' });
+    const executors = Array.from({ length: 4 }, () => new Neo4jExecutor({ uri: url, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent')));
+    try {
+      const results = await Promise.allSettled(executors.map((e) => e.ensureSchema()));
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      expect(await dropped('CONSTRAINTS')).not.toHaveLength(0);
+    } finally {
+      await Promise.all(executors.map((e) => e.close()));
+    }
   });
 });

@@ -288,11 +288,27 @@ export class Neo4jExecutor {
     }
   }
 
-  /** Creates constraints and indexes; idempotent (IF NOT EXISTS). */
+  /**
+   * Creates constraints and indexes; idempotent (IF NOT EXISTS), and safe when several processes start at once on a new
+   * database: `IF NOT EXISTS` does not cover a rule another process creates meanwhile (Neo4j then refuses it as already
+   * existing), and concurrent schema changes can fail transiently; either way the statement runs again.
+   */
   async ensureSchema(): Promise<void> {
     const session = this.driver.session({ database: this.options.database });
     try {
-      for (const statement of this.cypher.file('schema')) await session.run(statement);
+      for (const statement of this.cypher.file('schema')) {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await session.run(statement);
+            break;
+          } catch (err) {
+            const code = (err as { code?: string }).code ?? '';
+            const raced = code === 'Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists' || isRetryableError(err) || code.startsWith('Neo.TransientError.');
+            if (!raced || attempt >= 5) throw err;
+            await new Promise((r) => setTimeout(r, 100 * attempt));
+          }
+        }
+      }
       await session.run('CALL db.awaitIndexes(60)');
     } catch (err) {
       throw translateNeo4jError(err);
