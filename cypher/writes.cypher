@@ -6,6 +6,8 @@
 // `apply` finds the locked entities by the element ids `lock` returned (`node`) and edge targets by their position in
 // `targets`: each seek of the urn index is a B-tree descent over long string keys, and `apply` made several per aspect
 // (its row, each edge's source and target, the entity's outbox stage).
+// A group whose entities' states this process kept since it last wrote them skips `lock`: it is planned from those
+// states and `apply` runs alone, locking the entities and checking their revs itself (`$plan.known`, below).
 
 // @name lock
 // $group.entities = [{urn, entityType, create, all, names, history, present, values, columns}] sorted by urn (in a map,
