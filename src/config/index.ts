@@ -126,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * die in old space. V8's own factor let the process reach 324 MB at 5,000 datasets (bench/ingest.ts c); 100 % keeps it
  * at 221 MB there, 302-309 MB at 10,000. 70 % kept c at 10,000 datasets at 292-301 MB but cost single proposals (a) 10 % of their
  * throughput (3 pairs), so it is an operator's choice, not the default. Read by V8 at every GC, so it applies when set
- * after start.
+ * after start. The launchers also halve V8's young generation (NODE_OPTIONS, README), which V8 sizes only at start.
  */
 export function applyHeapGrowth(config: Config): void {
   if (config.HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWING_PERCENT}`);

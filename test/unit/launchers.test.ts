@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+
+/** The environment assignments a script puts before the command that starts the service. */
+function launcherPrefix(script: string, command: string): string {
+  const at = script.indexOf(command);
+  expect(at).toBeGreaterThan(0);
+  return script.slice(0, at).replace(/^.*&&\s*/, '');
+}
+
+/** The size V8 gives its young generation (both semi-spaces) in a node started with `prefix`, after garbage filled it. */
+function youngGenerationMb(prefix: string, env: NodeJS.ProcessEnv = {}): number {
+  const probe =
+    "let k=[];for(let i=0;i<3e6;i++){k.push({i});if(k.length>2e5)k=[]}" +
+    "console.log(require('v8').getHeapSpaceStatistics().find((s)=>s.space_name==='new_space').space_size/1048576)";
+  const { NODE_OPTIONS: _ignored, ...base } = process.env;
+  return Number(execFileSync('sh', ['-c', `${prefix} node -e "${probe}"`], { env: { ...base, ...env }, encoding: 'utf8' }).trim());
+}
+
+describe('the launchers (npm start, npm run serve, the Docker image)', () => {
+  const launchers = { start: launcherPrefix(scripts.start, 'tsx src/cli/start.ts'), serve: launcherPrefix(scripts.serve, 'node dist/main.js') };
+
+  it('start the service with the same process settings as the Docker image', () => {
+    for (const prefix of Object.values(launchers)) {
+      expect(prefix).toContain('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}');
+      expect(prefix).toContain('--max-semi-space-size=8');
+    }
+    expect(dockerfile).toMatch(/^ENV MALLOC_ARENA_MAX=2$/m);
+    expect(dockerfile).toMatch(/^ENV NODE_OPTIONS=--max-semi-space-size=8$/m);
+  });
+
+  it("halve V8's young generation, and a flag the operator adds to NODE_OPTIONS wins", () => {
+    for (const prefix of Object.values(launchers)) {
+      expect(youngGenerationMb(prefix)).toBe(16);
+      expect(youngGenerationMb(prefix, { NODE_OPTIONS: '--max-semi-space-size=16' })).toBe(32);
+    }
+  });
+});
