@@ -9,9 +9,12 @@ const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 /** The environment assignments a script puts before the command that starts the service. */
 function launcherPrefix(script: string, command: string): string {
   const at = script.indexOf(command);
-  expect(at).toBeGreaterThan(0);
+  if (at <= 0) throw new Error(`'${command}' is not started by: ${script}`);
   return script.slice(0, at).replace(/^.*&&\s*/, '');
 }
+
+/** Each npm launcher's environment prefix. */
+const launchers = () => [launcherPrefix(scripts.start, 'tsx src/cli/start.ts'), launcherPrefix(scripts.serve, 'node dist/main.js')];
 
 /** The size V8 gives its young generation (both semi-spaces) in a node started with `prefix`, after garbage filled it. */
 function youngGenerationMb(prefix: string, env: NodeJS.ProcessEnv = {}): number {
@@ -23,10 +26,8 @@ function youngGenerationMb(prefix: string, env: NodeJS.ProcessEnv = {}): number 
 }
 
 describe('the launchers (npm start, npm run serve, the Docker image)', () => {
-  const launchers = { start: launcherPrefix(scripts.start, 'tsx src/cli/start.ts'), serve: launcherPrefix(scripts.serve, 'node dist/main.js') };
-
   it('start the service with the same process settings as the Docker image', () => {
-    for (const prefix of Object.values(launchers)) {
+    for (const prefix of launchers()) {
       expect(prefix).toContain('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}');
       expect(prefix).toContain('--max-semi-space-size=8');
     }
@@ -35,7 +36,7 @@ describe('the launchers (npm start, npm run serve, the Docker image)', () => {
   });
 
   it("halve V8's young generation, and a flag the operator adds to NODE_OPTIONS wins", () => {
-    for (const prefix of Object.values(launchers)) {
+    for (const prefix of launchers()) {
       expect(youngGenerationMb(prefix)).toBe(16);
       expect(youngGenerationMb(prefix, { NODE_OPTIONS: '--max-semi-space-size=16' })).toBe(32);
     }
