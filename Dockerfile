@@ -8,7 +8,7 @@ ENV NODE_ENV=production
 ENV MALLOC_ARENA_MAX=2
 # A young generation of 2 x 8 MB instead of V8's 2 x 16 MB: batch ingestion of 10,000 datasets (bench/ingest.ts c)
 # peaked 17-23 MiB lower and single proposals (a) 23-31 MiB lower, for 4-9 % of their throughput (README, Configuration).
-# A flag given after it in NODE_OPTIONS wins. npm start and npm run serve set the same.
+# Setting NODE_OPTIONS for the container replaces it. npm start and npm run serve set the same.
 ENV NODE_OPTIONS=--max-semi-space-size=8
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts=false && npm cache clean --force
