@@ -220,6 +220,22 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
       expect(results).toHaveLength(Math.min(count, total));
       for (const r of results) expect(r.entity.properties?.description).toBe(`about ${r.entity.urn}`);
     }
+    // Pages further on (read in the hop the page starts in, or after), and a filter that passes over the rows a hop
+    // read for the page: every row still has its own aspects, and the pages are the slices of the whole answer.
+    const paged = `query($input: SearchAcrossLineageInput!) { searchAcrossLineage(input: $input) { total searchResults { degree entity { urn ... on Dataset { properties { description } } } } } }`;
+    for (const filter of [['1', '2', '3+'], ['2', '3+'], ['3+']]) {
+      const input = { urn: ds('a'), direction: 'DOWNSTREAM', orFilters: [{ and: [{ field: 'degree', values: filter }] }] };
+      const all = await svc.call('POST', '/api/graphql', { query: paged, variables: { input: { ...input, start: 0, count: 100 } } }, bearer(token));
+      const whole = (all.body.data.searchAcrossLineage.searchResults as { entity: { urn: string } }[]).map((r) => r.entity.urn);
+      expect(whole.length).toBeGreaterThan(0);
+      for (const [start, count] of [[0, 1], [1, 2], [2, 3], [4, 100], [whole.length - 1, 5]]) {
+        const res = await svc.call('POST', '/api/graphql', { query: paged, variables: { input: { ...input, start, count } } }, bearer(token));
+        expect(res.body.errors).toBeUndefined();
+        const results = res.body.data.searchAcrossLineage.searchResults as { entity: { urn: string; properties: { description: string } | null } }[];
+        expect(results.map((r) => r.entity.urn)).toEqual(whole.slice(start, start + count));
+        for (const r of results) expect(r.entity.properties?.description).toBe(`about ${r.entity.urn}`);
+      }
+    }
   });
 
   describe('PATCH: atomic read-modify-write, versioned like UPSERT, edges follow', () => {

@@ -58,6 +58,11 @@ const FIRST_ASKED = 32;
  * of its nodes at the bound afterwards (FIRST_ASKED).
  */
 const BOUND_ASKED_VISITED = 256;
+/**
+ * A hop reads the aspects of the neighbours that would be on the page (cypher/lineage.cypher hop) while the walk has
+ * visited at most this many (they are sent to tell the new neighbours apart); past it, a deep page is read afterwards.
+ */
+const PAGE_IN_HOP_VISITED = 1024;
 
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
@@ -72,7 +77,7 @@ interface Reached {
   /** Lineage edges onward; null when it has no more than fanOut edges at all (so it is expanded). */
   onward: number | null;
   removed: boolean;
-  /** Its aspects the query asked for, when the hop that reached it read them (see the hop statement's `aspects`). */
+  /** Its aspects the query asked for, when the hop that reached it read them (see the hop statement's `page`). */
   aspects?: StoredAspect[];
 }
 
@@ -188,6 +193,12 @@ export class LineageStore {
         const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
+          // The page's rows this hop may reach: those after the nodes reached before it, in urn order (filters may
+          // push a row past them; it is read afterwards).
+          const before = visited.size - 1;
+          const inHop = q.aspects.length > 0 && visited.size <= PAGE_IN_HOP_VISITED;
+          const pageSkip = Math.max(0, q.start - before);
+          const pageTake = inHop ? Math.max(0, q.start + q.count - before - pageSkip) : 0;
           const params = {
             frontier: frontier.map((v) => v.node),
             columns: q.columns,
@@ -195,22 +206,20 @@ export class LineageStore {
             fanOut: neo4j.int(q.fanOut),
             statusAspect: status.name,
             bound,
-            visited: bound ? [...visited] : [],
+            visited: bound || pageTake > 0 ? [...visited] : [],
             lastHop: degree === q.maxHops,
-            // Aspects are read in the hop while everything reached so far could be on the page.
-            room: neo4j.int(q.aspects.length > 0 ? Math.max(0, q.start + q.count - (visited.size - 1)) : 0),
+            pageSkip: neo4j.int(pageSkip),
+            pageTake: neo4j.int(pageTake),
             aspects: q.aspects,
           };
           // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
           if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
+          const pageAspects = new Map(records[0].get('page') as [string, StoredAspect[]][]);
           const rows: HopRow[] = [];
           for (const record of records) {
-            const found = record.get('found') as [string, number, number | null, boolean, string | null][];
-            const aspects = record.get('aspects') as StoredAspect[][] | null;
-            for (let k = 0; k < found.length; k++) {
-              const [urn, parent, onward, removed, node] = found[k];
-              if (!visited.has(urn)) rows.push({ urn, node, parent: Number(parent), onward: onward === null ? null : Number(onward), removed, aspects: aspects?.[k] });
+            for (const [urn, parent, onward, removed, node] of record.get('found') as [string, number, number | null, boolean, string | null][]) {
+              if (!visited.has(urn)) rows.push({ urn, node, parent: Number(parent), onward: onward === null ? null : Number(onward), removed, aspects: pageAspects.get(urn) });
             }
           }
           return rows;

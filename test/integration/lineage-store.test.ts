@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { ManagedTransaction } from 'neo4j-driver';
+import { createLogger } from '../../src/logger';
+import { Registry } from '../../src/model/registry';
+import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
+import { LineageStore, type LineageQuery } from '../../src/stores/graph/lineage-store';
+import { startTestService, uniqueId, type TestService } from '../support/service';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * The page's aspects are read in the hop that reaches the page's rows, so a walk from a hub whose page fills in one hop
+ * takes one statement per hop and none after; rows the hop did not read (pushed past its reads by a filter) are read
+ * afterwards. Either way each row comes with its own aspects.
+ */
+describe('lineage store: the page read within the hops', () => {
+  let svc: TestService;
+  let executor: Neo4jExecutor;
+  let store: LineageStore;
+  const statements: string[] = [];
+  const id = uniqueId('lps');
+  const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}.${name},PROD)`;
+  const children = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`);
+  const grandchildren = ['e0', 'e1', 'e2', 'e3', 'e4'];
+
+  async function propose(name: string, aspectName: string, value: unknown) {
+    const res = await svc.call('POST', '/aspects?action=ingestProposal', {
+      proposal: { entityType: 'dataset', entityUrn: ds(name), changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } },
+    });
+    expect(res.status).toBe(200);
+  }
+  const upstream = (name: string, up: string) => propose(name, 'upstreamLineage', { upstreams: [{ dataset: ds(up), type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } }] });
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    // hub ← d00..d29 ← (d00) e0..e4; d01 and d02 soft-deleted; every one described.
+    for (const name of children) await upstream(name, 'hub');
+    for (const name of grandchildren) await upstream(name, 'd00');
+    for (const name of [...children, ...grandchildren]) await propose(name, 'datasetProperties', { description: `about ${name}` });
+    for (const name of ['d01', 'd02']) await propose(name, 'status', { removed: true });
+    executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
+    // Every statement of a walk, by kind: the executor's read transactions with their statements counted.
+    const counting = Object.create(executor) as Neo4jExecutor;
+    counting.read = (caller, work, deadline) =>
+      executor.read(caller, (tx) => work({ run: (text: string, params: Record<string, unknown>) => (statements.push(text.includes('$urns') ? 'after' : 'hop'), tx.run(text, params)) } as unknown as ManagedTransaction), deadline);
+    const registry = Registry.load(join(ROOT, 'schema'), 'li');
+    store = new LineageStore(counting, registry.lineageRelationships(), registry.urnNamespace);
+    await store.prepare();
+  }, 120_000);
+
+  afterAll(async () => {
+    await executor?.close();
+    await svc?.close();
+  });
+
+  const walk = async (q: Partial<LineageQuery>) => {
+    statements.length = 0;
+    const page = await store.traverse({
+      urn: ds('hub'), direction: 'DOWNSTREAM', columns: false, maxHops: 1, fanOut: 1000, visitCap: 10_000,
+      groups: [{ degrees: null, types: null, platforms: null, includeRemoved: true }], start: 0, count: 10,
+      aspects: ['datasetProperties', 'status'], deadlineMs: 10_000, ...q,
+    });
+    const names = page.rows.map((r) => r.urn.slice(r.urn.indexOf(`${id}.`) + id.length + 1, -',PROD)'.length));
+    for (const r of page.rows) expect(r.aspects.get('datasetProperties')).toEqual({ description: `about ${names[page.rows.indexOf(r)]}` });
+    return { names, total: page.total, statements: [...statements] };
+  };
+
+  test('a page that fills in the first hop: one statement, each row with its aspects', async () => {
+    expect(await walk({})).toEqual({ names: children.slice(0, 10), total: 30, statements: ['hop'] });
+  });
+
+  test('a page further on, within the hop or across two hops: one statement per hop', async () => {
+    expect(await walk({ start: 5, count: 5 })).toEqual({ names: children.slice(5, 10), total: 30, statements: ['hop'] });
+    expect(await walk({ start: 28, count: 10, maxHops: 2 })).toEqual({ names: [...children.slice(28), ...grandchildren], total: 35, statements: ['hop', 'hop'] });
+  });
+
+  test('rows the hop did not read, pushed past its reads by soft-deleted ones, are read afterwards', async () => {
+    const hidden = [{ degrees: null, types: null, platforms: null, includeRemoved: false }];
+    expect(await walk({ groups: hidden })).toEqual({ names: ['d00', ...children.slice(3, 12)], total: 28, statements: ['hop', 'after'] });
+    expect(await walk({ groups: hidden, count: 100, maxHops: 2 })).toEqual({ names: ['d00', ...children.slice(3), ...grandchildren], total: 33, statements: ['hop', 'hop'] });
+  });
+
+  test('without aspects asked, no page is read', async () => {
+    statements.length = 0;
+    const page = await store.traverse({
+      urn: ds('hub'), direction: 'DOWNSTREAM', columns: false, maxHops: 1, fanOut: 1000, visitCap: 10_000,
+      groups: [{ degrees: null, types: null, platforms: null, includeRemoved: true }], start: 0, count: 10, aspects: [], deadlineMs: 10_000,
+    });
+    expect(page.rows).toHaveLength(10);
+    expect(page.rows.every((r) => r.aspects.size === 0)).toBe(true);
+    expect(statements).toEqual(['hop']);
+  });
+});
