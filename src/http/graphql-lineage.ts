@@ -236,6 +236,8 @@ interface EntityRef {
   urn: string;
   type: string;
   aspects?: Map<string, Record<string, unknown>>;
+  /** The aspects the traversal read: one of them missing from `aspects` is one the entity has not. */
+  aspectsRead?: ReadonlySet<string>;
 }
 
 const GRAPHQL_TYPE: Record<string, string> = { dataset: 'Dataset', dataJob: 'DataJob', dataFlow: 'DataFlow', chart: 'Chart', dashboard: 'Dashboard', schemaField: 'SchemaField' };
@@ -255,8 +257,9 @@ function platformOf(urn: string, namespace: string): { urn: string; name: string
 }
 
 function shape(result: LineageResult) {
+  const aspectsRead = new Set(result.aspectsRead);
   return result.results.map((r) => ({
-    entity: { urn: r.urn, type: r.type, aspects: r.aspects } satisfies EntityRef,
+    entity: { urn: r.urn, type: r.type, aspects: r.aspects, aspectsRead } satisfies EntityRef,
     degree: r.degree,
     degrees: [r.degree],
     paths: [{ path: r.path.map((p) => ({ urn: p.urn, type: p.type })) }],

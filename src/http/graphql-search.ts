@@ -1,3 +1,4 @@
+import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import DataLoader from 'dataloader';
 import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
 import { container, dataPlatformInstance, domains, globalTags, glossaryTerms, ownership, subTypes } from '../model/aspects';
@@ -464,6 +465,8 @@ interface EntityRef {
   type?: string;
   /** Aspects a lineage walk brought along (as of its moment, for an as-of walk): they win over a fresh read. */
   aspects?: Map<string, Record<string, unknown>>;
+  /** The aspects that walk read: one of them missing from `aspects` is one the entity has not (then), not one to read. */
+  aspectsRead?: ReadonlySet<string>;
 }
 
 type Aspect = Record<string, unknown>;
@@ -625,74 +628,93 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
     }
     return loader;
   };
-  const aspect = async (e: EntityRef, name: string, ctx: object): Promise<Aspect | null> =>
-    e.aspects?.get(name) ?? (await loaderFor(ctx).load(e.urn)).get(name) ?? null;
+  /**
+   * An aspect of the entity: at once when a lineage walk brought it (or read that the entity has none), else from the
+   * request's batched read. Resolvers that answer at once spare graphql-js a promise per field: a lineage page of 100
+   * results with the SDK's fields took ~6 ms more than its urns alone while every field was awaited.
+   */
+  const aspect = (e: EntityRef, name: string, ctx: object): MaybePromise<Aspect | null> => {
+    const brought = e.aspects?.get(name);
+    if (brought !== undefined) return brought;
+    if (e.aspectsRead?.has(name)) return null;
+    return loaderFor(ctx)
+      .load(e.urn)
+      .then((found) => found.get(name) ?? null);
+  };
+  /** Maps the entity's value of an aspect (null when it has none), at once when the value is at hand. */
+  const withAspect = <T>(e: EntityRef, name: string, ctx: object, map: (v: Aspect) => T): MaybePromise<T | null> =>
+    handleMaybePromise(
+      () => aspect(e, name, ctx),
+      (v) => (v ? map(v) : null),
+    );
   /** The entity type's properties aspect (the registry's) and the entity's value of it. */
-  const propertiesOf = async (e: EntityRef, ctx: object): Promise<{ value: Aspect; nameField?: string } | null> => {
+  const propertiesOf = (e: EntityRef, ctx: object): MaybePromise<{ value: Aspect; nameField?: string } | null> => {
     const spec = registry.entities.get(modelOf(e))?.properties;
-    const value = spec ? await aspect(e, spec.aspect, ctx) : null;
-    return value ? { value, nameField: spec!.nameField } : null;
+    return spec ? withAspect(e, spec.aspect, ctx, (value) => ({ value, nameField: spec.nameField })) : null;
   };
 
   const type = (e: EntityRef) => names.graphql(modelOf(e));
-  const platform = async (e: EntityRef, _: unknown, ctx: object) => {
-    const stored = str((await aspect(e, dataPlatformInstance.name, ctx))?.platform);
-    const urn = stored ?? platformFromUrn(e, search.urnNamespace);
-    return urn ? ref(urn) : null;
-  };
+  const platform = (e: EntityRef, _: unknown, ctx: object) =>
+    handleMaybePromise(
+      () => aspect(e, dataPlatformInstance.name, ctx),
+      (v) => {
+        const urn = str(v?.platform) ?? platformFromUrn(e, search.urnNamespace);
+        return urn ? ref(urn) : null;
+      },
+    );
   const shared = {
     type,
-    tags: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, globalTags.name, ctx);
-      if (!v) return null;
-      return { tags: ((v.tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: ref(String(t.tag)), associatedUrn: e.urn, context: str(t.context) })) };
-    },
-    glossaryTerms: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, glossaryTerms.name, ctx);
-      if (!v) return null;
-      return { terms: ((v.terms as Aspect[] | undefined) ?? []).map((t) => ({ term: ref(String(t.urn)), associatedUrn: e.urn, context: str(t.context) })) };
-    },
-    ownership: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, ownership.name, ctx);
-      if (!v) return null;
-      return {
+    tags: (e: EntityRef, _: unknown, ctx: object) =>
+      withAspect(e, globalTags.name, ctx, (v) => ({ tags: ((v.tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: ref(String(t.tag)), associatedUrn: e.urn, context: str(t.context) })) })),
+    glossaryTerms: (e: EntityRef, _: unknown, ctx: object) =>
+      withAspect(e, glossaryTerms.name, ctx, (v) => ({ terms: ((v.terms as Aspect[] | undefined) ?? []).map((t) => ({ term: ref(String(t.urn)), associatedUrn: e.urn, context: str(t.context) })) })),
+    ownership: (e: EntityRef, _: unknown, ctx: object) =>
+      withAspect(e, ownership.name, ctx, (v) => ({
         owners: ((v.owners as Aspect[] | undefined) ?? []).map((o) => ({
           owner: ref(String(o.owner)),
           type: typeof o.type === 'string' && OWNERSHIP_TYPES.has(o.type) ? o.type : null,
           associatedUrn: e.urn,
         })),
-      };
-    },
-    domain: async (e: EntityRef, _: unknown, ctx: object) => {
-      const first = ((await aspect(e, domains.name, ctx))?.domains as string[] | undefined)?.[0];
-      return first ? { domain: ref(first), associatedUrn: e.urn } : null;
-    },
-    container: async (e: EntityRef, _: unknown, ctx: object) => {
-      const c = str((await aspect(e, container.name, ctx))?.container);
-      return c ? ref(c) : null;
-    },
-    subTypes: async (e: EntityRef, _: unknown, ctx: object) => {
-      const v = await aspect(e, subTypes.name, ctx);
-      return v ? { typeNames: (v.typeNames as string[] | undefined) ?? [] } : null;
-    },
+      })),
+    domain: (e: EntityRef, _: unknown, ctx: object) =>
+      handleMaybePromise(
+        () => aspect(e, domains.name, ctx),
+        (v) => {
+          const first = (v?.domains as string[] | undefined)?.[0];
+          return first ? { domain: ref(first), associatedUrn: e.urn } : null;
+        },
+      ),
+    container: (e: EntityRef, _: unknown, ctx: object) =>
+      handleMaybePromise(
+        () => aspect(e, container.name, ctx),
+        (v) => {
+          const c = str(v?.container);
+          return c ? ref(c) : null;
+        },
+      ),
+    subTypes: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, subTypes.name, ctx, (v) => ({ typeNames: (v.typeNames as string[] | undefined) ?? [] })),
   };
   // The name is never null (DataHub's is String!): the urn's own name when the aspect carries none.
-  const properties = (fallbackName: (e: EntityRef) => string = (e) => part(e, 1) ?? idOf(e)) => async (e: EntityRef, _: unknown, ctx: object) => {
-    const found = await propertiesOf(e, ctx);
-    if (!found) return null;
-    const v = found.value;
-    return {
-      name: (found.nameField ? str(v[found.nameField]) : null) ?? fallbackName(e),
-      description: str(v.description),
-      qualifiedName: str(v.qualifiedName),
-      customProperties: customProperties(v.customProperties, e.urn),
-    };
-  };
+  const properties = (fallbackName: (e: EntityRef) => string = (e) => part(e, 1) ?? idOf(e)) => (e: EntityRef, _: unknown, ctx: object) =>
+    handleMaybePromise(
+      () => propertiesOf(e, ctx),
+      (found) => {
+        if (!found) return null;
+        const v = found.value;
+        return {
+          name: (found.nameField ? str(v[found.nameField]) : null) ?? fallbackName(e),
+          description: str(v.description),
+          qualifiedName: str(v.qualifiedName),
+          customProperties: customProperties(v.customProperties, e.urn),
+        };
+      },
+    );
   /** The entity's properties value, as the type's own resolver maps it. */
-  const ownProperties = <T>(map: (v: Aspect, e: EntityRef) => T) => async (e: EntityRef, _: unknown, ctx: object) => {
-    const found = await propertiesOf(e, ctx);
-    return found ? map(found.value, e) : null;
-  };
+  const ownProperties = <T>(map: (v: Aspect, e: EntityRef) => T) => (e: EntityRef, _: unknown, ctx: object) =>
+    handleMaybePromise(
+      () => propertiesOf(e, ctx),
+      (found) => (found ? map(found.value, e) : null),
+    );
   const ml = (withPlatform: boolean) => ({
     ...shared,
     name: (e: EntityRef) => part(e, 1) ?? idOf(e),
@@ -757,10 +779,14 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
     DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
     Container: {
       ...shared,
-      platform: async (e: EntityRef, _: unknown, ctx: object) => {
-        const p = str((await aspect(e, dataPlatformInstance.name, ctx))?.platform);
-        return p ? ref(p) : null;
-      },
+      platform: (e: EntityRef, _: unknown, ctx: object) =>
+        handleMaybePromise(
+          () => aspect(e, dataPlatformInstance.name, ctx),
+          (v) => {
+            const p = str(v?.platform);
+            return p ? ref(p) : null;
+          },
+        ),
       properties: properties(idOf),
     },
     DataPlatform: {

@@ -204,6 +204,11 @@ describe('reads as of a moment', () => {
       const results = then.data.scrollAcrossLineage.searchResults as { degree: number; entity: { urn: string; properties?: { name: string } | null } }[];
       expect(results.map((r) => `${r.degree} ${r.entity.urn}`)).toEqual([`1 ${job}`, `1 ${d('B')}`, `2 ${d('C')}`, `2 ${d('G')}`, `3 ${d('D')}`]);
       expect(results.find((r) => r.entity.urn === d('D'))!.entity.properties!.name).toBe('D at first');
+      // C had no properties then: it has some now, which an answer as of t0 must not show.
+      await put(svc, d('C'), 'datasetProperties', { name: 'C today', customProperties: {} });
+      const again = (await gql({ urn: d('A'), direction: 'DOWNSTREAM', count: 100, asOfTime: String(t0) })).data.scrollAcrossLineage.searchResults as typeof results;
+      expect(again.find((r) => r.entity.urn === d('C'))!.entity.properties).toBeNull();
+      expect(again.find((r) => r.entity.urn === d('D'))!.entity.properties!.name).toBe('D at first');
       const search = await svc.call(
         'POST',
         '/api/graphql',

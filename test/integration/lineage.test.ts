@@ -1,4 +1,5 @@
 import neo4j from 'neo4j-driver';
+import { EntityReads } from '../../src/services/entity-reads';
 import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
@@ -205,6 +206,24 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(data.searchResults.map((r: any) => r.entity.urn).sort()).toEqual([ds('b'), ds('h')].sort());
     expect(data.searchResults[0]).toMatchObject({ degree: 1, entity: { type: 'DATASET', platform: { name: 'hive' } } });
     expect(data.searchResults[0].paths[0].path[0]).toEqual({ urn: ds('a'), type: 'DATASET' });
+  });
+
+  test('GraphQL lineage reads no aspect again that the walk read, whether the entity has it or not', async () => {
+    const reads = jest.spyOn(EntityReads.prototype, 'aspectsOfMany');
+    try {
+      const query = `query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { searchResults { entity { urn ... on Dataset { name platform { name } properties { description } } } } } }`;
+      // a: no datasetProperties at all.
+      const res = await svc.call('POST', '/api/graphql', { query, variables: { input: { urn: ds('b'), direction: 'UPSTREAM', count: 10 } } }, bearer(token));
+      expect(res.body.data.scrollAcrossLineage.searchResults).toEqual([{ entity: { urn: ds('a'), name: `${id}.a`, platform: { name: 'hive' }, properties: null } }]);
+      expect(reads).not.toHaveBeenCalled();
+      // An aspect the walk does not read (tags) is read, once for the page.
+      const tagged = `query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { searchResults { entity { urn ... on Dataset { tags { tags { tag { urn } } } } } } } }`;
+      const withTags = await svc.call('POST', '/api/graphql', { query: tagged, variables: { input: { urn: ds('a'), direction: 'DOWNSTREAM', count: 10 } } }, bearer(token));
+      expect(withTags.body.errors).toBeUndefined();
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   test('GraphQL lineage shows each result with its own aspects, whether the walk fits its page (read in the hops) or not (read after)', async () => {

@@ -57,6 +57,11 @@ export interface LineageResult {
   truncated: boolean;
   truncatedBy: LineageBound[];
   maxHops: number;
+  /**
+   * The aspects read for every result: each result's `aspects` holds those of them the entity has, so one missing
+   * there is one the entity has not (as of the walk's moment), not one left to read.
+   */
+  aspectsRead: string[];
   results: (LineageRow & { direction: LineageDirection })[];
 }
 
@@ -171,6 +176,7 @@ export class LineageService {
       truncated: truncatedBy.size > 0,
       truncatedBy: [...truncatedBy],
       maxHops: plan.maxHops,
+      aspectsRead: plan.query.aspects,
       results,
     };
   }
