@@ -11,6 +11,8 @@ WHERE old.expiresAt IS NOT NULL AND old.expiresAt < $nowSeconds AND old.jti <> $
 DETACH DELETE old
 RETURN DISTINCT t.revokedAt AS revokedAt
 
-// @name isRevoked
-OPTIONAL MATCH (t:RevokedToken {jti: $jti})
-RETURN t IS NOT NULL AS revoked
+// @name revokedAmong
+// Which of $jtis are revoked: the revocation checks of concurrent requests share one lookup (SharedRevocationChecks).
+UNWIND $jtis AS jti
+MATCH (t:RevokedToken {jti: jti})
+RETURN t.jti AS jti

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { authRequirement } from './auth/exposure';
 import { resolveTokenSecret } from './auth/secret';
+import { SharedRevocationChecks } from './auth/shared-revocation-checks';
 import { TokenAuthenticator } from './auth/token-authenticator';
 import { TokenSigner } from './auth/tokens';
 import type { Config } from './config';
@@ -243,7 +244,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   } else if (requirement.reason === 'exposed') {
     logger.info({ HOST: config.HOST }, `Listening on ${config.HOST}, not a loopback address: every endpoint but /health, /config and the API documentation needs a token (AUTH_REQUIRED_EVERYWHERE=false opts out)`);
   }
-  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), new TokenStore(graph), { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
+  const tokens = new TokenStore(graph);
+  const revocations = new SharedRevocationChecks((jtis) => tokens.revokedAmong(jtis));
+  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), revocations, { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));

@@ -191,6 +191,21 @@ describe('access tokens', () => {
     });
   });
 
+  it('refuses a revoked token on every request after the revocation, while many requests with it are in flight', async () => {
+    const { token: busy, claims } = await mintToken({ scopes: ['read'] });
+    const urn = await createDataset();
+    const read = () => svc.call('GET', `/entitiesV2/${encodeURIComponent(urn)}`, undefined, bearer(busy));
+    // An ingestion client's pace: its requests' checks share lookups.
+    const inFlight = Array.from({ length: 40 }, read);
+    expect((await Promise.all(inFlight)).map((r) => r.status)).toEqual(Array(40).fill(200));
+    const during = Array.from({ length: 20 }, read);
+    revokedJtis.push(claims.jti);
+    await tokens.revoke(claims.jti, claims.expiresAt);
+    await Promise.all(during);
+    const after = await Promise.all(Array.from({ length: 40 }, read));
+    expect(after.map((r) => r.status)).toEqual(Array(40).fill(401));
+  });
+
   it('lets a read token run GraphQL queries and the test endpoint without push', async () => {
     const read = bearer(await token(['read']));
     const query = await svc.call('POST', '/api/graphql', { query: QUERY, variables: { urn: graphqlTarget } }, read);

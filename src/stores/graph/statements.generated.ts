@@ -64,7 +64,7 @@ export type StatementName =
   | 'search/existing'
   | 'tests/allDefinitions'
   | 'tests/definitionsByUrn'
-  | 'tokens/isRevoked'
   | 'tokens/revoke'
+  | 'tokens/revokedAmong'
   | 'writes/apply'
   | 'writes/lock';

@@ -12,8 +12,9 @@ export class TokenStore {
     });
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    const records = await this.neo4j.query('tokens.isRevoked', 'tokens/isRevoked', { jti });
-    return Boolean(records[0]?.get('revoked'));
+  /** Which of the token ids are revoked. */
+  async revokedAmong(jtis: string[]): Promise<Set<string>> {
+    const records = await this.neo4j.query('tokens.revokedAmong', 'tokens/revokedAmong', { jtis });
+    return new Set(records.map((r) => r.get('jti') as string));
   }
 }
