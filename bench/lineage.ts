@@ -2,6 +2,7 @@ import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { TokenSigner } from '../src/auth/tokens';
 import { Registry } from '../src/model/registry';
 import { disableNagleForDriverSockets, Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { LineageStore, type LineageDirection, type LineageQuery } from '../src/stores/graph/lineage-store';
@@ -14,6 +15,9 @@ import { hopByHop, startLineageFloor } from './lineage-reference';
  * 1, 3 and 10 hops up and down from random nodes and from hubs, sequential requests (latency, not throughput), per
  * start node in turn:
  *   service     searchAcrossLineage over HTTP (its default deadline, so a missed one is counted, not retried);
+ *   GraphQL     scrollAcrossLineage over HTTP with the query the SDK's lineage client sends (datahub.sdk
+ *               LineageClient: each result's name, platform and description, its degree and path), the same bounds:
+ *               the page's entities are read as well, which no other column does;
  *   store       LineageStore.traverse in this process (the service's statements, without HTTP and the service);
  *   hop-by-hop  the reference: the best hop-by-hop Cypher for this graph, one statement per hop in one read
  *               transaction (DownstreamOf only, directed, the frontier of the first hop sought by urn, later ones by
@@ -35,6 +39,18 @@ const samples = flag('samples', 100);
 const layers = 20;
 const perLayer = Math.ceil(datasets / layers);
 const HUB_FAN = 1500;
+const TOKEN_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
+/** The lineage query of the SDK's LineageClient (datahub/sdk/lineage_client.py, acryl-datahub 1.x). */
+const SDK_LINEAGE_QUERY = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) {
+  scrollAcrossLineage(input: $input) {
+    nextScrollId
+    searchResults {
+      degree
+      entity { urn type ... on Dataset { name platform { name } properties { description } } ... on DataJob { jobId dataPlatformInstance { platform { name } } properties { name description } } }
+      paths { path { urn type } }
+    }
+  }
+}`;
 const urn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:${i % 3 === 0 ? 'snowflake' : 'hive'},lin.t${i},PROD)`;
 
 /** Deterministic pseudo-random numbers, so every run builds the same graph. */
@@ -132,7 +148,8 @@ function summary(latencies: number[]) {
 
 async function main() {
   const b = await backends(['neo4j', 'opensearch']);
-  const service = await startServiceProcess(b);
+  const service = await startServiceProcess(b, { TOKEN_SECRET });
+  const { token } = await new TokenSigner(TOKEN_SECRET).issue({ actor: 'urn:li:corpuser:bench', scopes: ['read'], ttlSeconds: 3600 });
   // The raw reference gets the same TCP_NODELAY the service's driver has, so it is not slowed by Nagle's algorithm.
   disableNagleForDriverSockets();
   const driver = neo4j.driver(b.neo4jUri, undefined, { maxConnectionPoolSize: 10, disableLosslessIntegers: true });
@@ -175,6 +192,12 @@ async function main() {
       return (JSON.parse(res.text) as { value: { numEntities: number; truncated: boolean } }).value;
     };
 
+    const callGraphql = async (i: number, direction: LineageDirection, hops: number) => {
+      const res = await http(`${service.url}/api/graphql`, { json: { query: SDK_LINEAGE_QUERY, variables: { input: { urn: urn(i), direction, maxHops: hops, count } } }, headers: { Authorization: `Bearer ${token}` } });
+      const body = JSON.parse(res.text) as { data?: { scrollAcrossLineage?: { searchResults: unknown[] } }; errors?: { message: string }[] };
+      if (!res.ok || body.errors || !body.data?.scrollAcrossLineage) throw new Error(`GraphQL answered ${res.status}: ${res.text.slice(0, 300)}`);
+    };
+
     const floor = await startLineageFloor(b.neo4jUri, limits);
     const callFloor = async (i: number, direction: LineageDirection, hops: number) => {
       const res = await http(floor.url, { json: { urn: urn(i), direction, maxHops: hops, count } });
@@ -189,6 +212,7 @@ async function main() {
           const n = hops === 10 ? Math.max(10, Math.floor(samples / 4)) : samples;
           const starts = Array.from({ length: n }, (_, k) => (from === 'hub' ? hubs[k % hubs.length] : pickRandom(direction)));
           const svc: number[] = [];
+          const overGraphql: number[] = [];
           const inProcess: number[] = [];
           const hop: number[] = [];
           const hopStatus: number[] = [];
@@ -201,6 +225,7 @@ async function main() {
           // Warm-up (plans cached, pages in memory), then the three in turn per start node.
           for (const i of starts.slice(0, 3)) {
             await callService(i, direction, hops);
+            await callGraphql(i, direction, hops);
             await store.traverse(query(i, direction, hops));
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false);
             await hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, true);
@@ -215,6 +240,7 @@ async function main() {
               totals += body.numEntities;
               if (body.truncated) truncated++;
             }
+            overGraphql.push((await time(() => callGraphql(i, direction, hops)))[0]);
             inProcess.push((await time(() => store.traverse(query(i, direction, hops))))[0]);
             const [refMs, { reached }] = await time(() => hopByHop(driver, urn(i), direction, hops, limits.fanOut, limits.visitCap, false));
             hop.push(refMs);
@@ -230,7 +256,8 @@ async function main() {
           const hs = summary(hopStatus);
           const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
           rows[name] = {
-            'service p50': s.p50, 'service p99': s.p99, 'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99, '+status p50': hs.p50,
+            'service p50': s.p50, 'service p99': s.p99, 'GraphQL p50': summary(overGraphql).p50, 'GraphQL/hop-by-hop p50': ratio(summary(overGraphql).p50, h.p50),
+            'store p50': st.p50, 'hop-by-hop p50': h.p50, 'hop-by-hop p99': h.p99, '+status p50': hs.p50,
             'hop-by-hop by urn p50': summary(hopByUrn).p50, 'HTTP floor p50': summary(overHttp).p50,
             'HTTP floor/hop-by-hop p50': ratio(summary(overHttp).p50, h.p50), 'service/HTTP floor p50': ratio(s.p50, summary(overHttp).p50),
             'service/hop-by-hop p50': ratio(s.p50, h.p50), 'store/hop-by-hop p50': ratio(st.p50, h.p50), 'service/+status p50': ratio(s.p50, hs.p50), 'store/+status p50': ratio(st.p50, hs.p50),
