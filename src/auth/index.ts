@@ -44,7 +44,17 @@ export interface AuthorizeOptions {
  */
 export interface Authenticator {
   authorize(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<Principal>;
+  /**
+   * `authorize` for a call that only reads: the principal once the token is verified (signature, expiry, scope), and
+   * `confirmed`, which settles when the token is known not to be revoked (else rejects with the 401). The caller may
+   * read meanwhile, so the revocation lookup's round trip overlaps the work, but answers only once `confirmed` has.
+   * `confirmed` never counts as an unhandled rejection.
+   */
+  authorizeRead(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<{ principal: Principal; confirmed: Promise<void> }>;
 }
+
+/** The `confirmed` of a call that presented no token. */
+export const NOTHING_TO_CONFIRM: Promise<void> = Promise.resolve();
 
 export function hasScope(principal: Principal, needed: Scope): boolean {
   const rank = SCOPES.indexOf(needed);

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { UnauthorizedError } from '../model/errors';
-import { ANONYMOUS, anonymousPrincipal, MISSING_TOKEN_MESSAGE, requireScope, type Authenticator, type AuthorizeOptions, type Principal, type Scope } from './index';
+import { ANONYMOUS, anonymousPrincipal, MISSING_TOKEN_MESSAGE, NOTHING_TO_CONFIRM, requireScope, type Authenticator, type AuthorizeOptions, type Principal, type Scope } from './index';
 import type { TokenSigner } from './tokens';
 
 /** Where revocations are kept (Neo4j in the service: src/stores/graph/token-store.ts). */
@@ -32,22 +32,45 @@ export class TokenAuthenticator implements Authenticator {
   private readonly anonymous: Principal;
 
   async authorize(ctx: Context, scope: Scope | 'none', options: AuthorizeOptions = {}): Promise<Principal> {
+    const { principal, confirmed } = await this.authorizeRead(ctx, scope, options);
+    await confirmed;
+    return principal;
+  }
+
+  async authorizeRead(ctx: Context, scope: Scope | 'none', options: AuthorizeOptions = {}): Promise<{ principal: Principal; confirmed: Promise<void> }> {
     const open = scope === 'none' || options.openByDefault === true;
     const header = ctx.get('authorization');
     if (header === '') {
-      if (open && !this.options.requiredEverywhere) return this.anonymous;
+      if (open && !this.options.requiredEverywhere) return { principal: this.anonymous, confirmed: NOTHING_TO_CONFIRM };
       throw new UnauthorizedError(MISSING_TOKEN_MESSAGE);
     }
-    const principal = await this.authenticate(header);
-    return requireScope(principal, scope === 'none' ? 'read' : scope);
+    const { principal, live } = await this.verify(header);
+    try {
+      return { principal: requireScope(principal, scope === 'none' ? 'read' : scope), confirmed: live };
+    } catch (err) {
+      // A revoked token is refused as revoked (401) rather than as lacking the scope.
+      await live;
+      throw err;
+    }
   }
 
   /** The principal of an `Authorization: Bearer <token>` header value; 401 when it is not a valid, live token. */
   async authenticate(header: string): Promise<Principal> {
+    const { principal, live } = await this.verify(header);
+    await live;
+    return principal;
+  }
+
+  /** A verified token's principal, and `live`: rejected with the 401 if the token has been revoked. */
+  private async verify(header: string): Promise<{ principal: Principal; live: Promise<void> }> {
     const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header.trim());
     if (!match) throw new UnauthorizedError("Unsupported Authorization header: expected 'Bearer <token>'");
     const claims = await this.signer.verify(match[1]);
-    if (await this.revocations.isRevoked(claims.jti)) throw new UnauthorizedError(`Access token ${claims.jti} has been revoked`);
-    return { actor: claims.actor, scopes: claims.scopes, authenticated: true, tokenId: claims.jti };
+    const live = this.revocations.isRevoked(claims.jti).then((revoked) => {
+      if (revoked) throw new UnauthorizedError(`Access token ${claims.jti} has been revoked`);
+    });
+    // Awaited by every caller, but maybe only after the read it overlaps: not an unhandled rejection meanwhile.
+    live.catch(() => undefined);
+    return { principal: { actor: claims.actor, scopes: claims.scopes, authenticated: true, tokenId: claims.jti }, live };
   }
 }

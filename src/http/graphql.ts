@@ -94,6 +94,8 @@ const Long = new GraphQLScalarType({
 /** What every resolver sees: the caller, and where the pre-execution scope check leaves its refusal. */
 export interface GraphqlContext {
   principal: Principal;
+  /** Settles once the caller's token is known not to be revoked: queries run meanwhile, mutations wait for it. */
+  confirmed: Promise<void>;
   denial: { error: DomainError | null };
 }
 
@@ -126,14 +128,16 @@ function maskError(logger: Logger) {
 }
 
 /**
- * Mutations need the write scope. Checked once the operation is parsed and validated, before any resolver runs; the
- * refusal is left in the context and turned into the service's usual 403 response by the middleware.
+ * Mutations need the write scope and a token known not to be revoked. Checked once the operation is parsed and
+ * validated, before any resolver runs; the refusal is left in the context and turned into the service's usual 401 or
+ * 403 response by the middleware.
  */
 const mutationsNeedWrite: Plugin<GraphqlContext> = {
-  onExecute({ args, setResultAndStopExecution }) {
+  async onExecute({ args, setResultAndStopExecution }) {
     const context = args.contextValue as GraphqlContext;
     if (getOperationAST(args.document, args.operationName ?? undefined)?.operation !== 'mutation') return;
     try {
+      await context.confirmed;
       requireScope(context.principal, 'write');
     } catch (err) {
       context.denial.error = err as DomainError;
@@ -257,9 +261,16 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
   return async (ctx: Context, next) => {
     if (!GRAPHQL_PATHS.includes(ctx.path)) return next();
     // Every valid token carries read; mutations are checked for write once parsed (mutationsNeedWrite).
-    const principal = await deps.auth.authorize(ctx, 'read');
-    const context: GraphqlContext = { principal, denial: { error: null } };
-    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, context);
+    // Queries run while the token's revocation is looked up; nothing is answered before it is known.
+    const { principal, confirmed } = await deps.auth.authorizeRead(ctx, 'read');
+    const context: GraphqlContext = { principal, confirmed, denial: { error: null } };
+    let response: Response;
+    try {
+      response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, context);
+    } finally {
+      // A revoked token is refused as such, whatever the query did meanwhile.
+      await confirmed;
+    }
     if (context.denial.error) throw context.denial.error;
     if (response.status >= 400) {
       ctx.status = response.status;

@@ -206,6 +206,21 @@ describe('access tokens', () => {
     expect(after.map((r) => r.status)).toEqual(Array(40).fill(401));
   });
 
+  it('refuses a revoked token on reads, which run while its revocation is looked up: the answer is the 401, not what was read', async () => {
+    const { token: gone, claims } = await mintToken({ scopes: ['read'] });
+    const urn = await createDataset();
+    revokedJtis.push(claims.jti);
+    await tokens.revoke(claims.jti, claims.expiresAt);
+    const refused = { status: 401, message: `Access token ${claims.jti} has been revoked`, exceptionClass: 'UnauthorizedError' };
+    const rest = await svc.call('GET', `/entitiesV2/${encodeURIComponent(urn)}`, undefined, bearer(gone));
+    expect([rest.status, rest.body]).toEqual([401, refused]);
+    // A read that fails (unknown entity, bad input) still answers the 401 first.
+    const missing = await svc.call('POST', '/entities?action=searchAcrossLineage', { urn: 'not-a-urn', direction: 'UPSTREAM' }, bearer(gone));
+    expect([missing.status, missing.body]).toEqual([401, refused]);
+    const graphql = await svc.call('POST', '/api/graphql', { query: QUERY, variables: { urn } }, bearer(gone));
+    expect([graphql.status, graphql.body]).toEqual([401, refused]);
+  });
+
   it('lets a read token run GraphQL queries and the test endpoint without push', async () => {
     const read = bearer(await token(['read']));
     const query = await svc.call('POST', '/api/graphql', { query: QUERY, variables: { urn: graphqlTarget } }, read);

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANONYMOUS, type Authenticator } from '../../src/auth';
+import { ANONYMOUS, NOTHING_TO_CONFIRM, type Authenticator } from '../../src/auth';
 import { buildOpenApiDocument, compareRouterWithDocument, documentedOperations, type OpenApiDocument } from '../../src/http/openapi';
 import type { RouteDefinition } from '../../src/http/route';
 import { buildRpcRouter, listRegisteredOperations } from '../../src/http/rpc';
@@ -30,7 +30,7 @@ function validateOpenApi(doc: unknown): { valid: boolean; errors?: unknown } {
   }
 }
 
-const allowAll: Authenticator = { authorize: async () => ANONYMOUS };
+const allowAll: Authenticator = { authorize: async () => ANONYMOUS, authorizeRead: async () => ({ principal: ANONYMOUS, confirmed: NOTHING_TO_CONFIRM }) };
 
 const definition = (overrides: Partial<RouteDefinition>): RouteDefinition => ({
   operationId: 'sample',

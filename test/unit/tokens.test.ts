@@ -172,4 +172,30 @@ describe('TokenAuthenticator', () => {
     revoked.add(claims.jti);
     await expect(open.authorize(ctx(`Bearer ${token}`), 'read')).rejects.toThrow(`Access token ${claims.jti} has been revoked`);
   });
+
+  it('for a read, gives the verified caller before the revocation lookup answers, and confirms or refuses the token after', async () => {
+    let answer: (revoked: boolean) => void = () => undefined;
+    const slow = new TokenAuthenticator(signer, { isRevoked: () => new Promise((resolve) => (answer = resolve)) }, { requiredEverywhere: false });
+    const { token, claims } = await signer.issue({ actor, scopes: ['read'], ttlSeconds: 60 });
+    const live = await slow.authorizeRead(ctx(`Bearer ${token}`), 'none');
+    expect(live.principal).toMatchObject({ actor, tokenId: claims.jti, authenticated: true });
+    let settled = false;
+    void live.confirmed.then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    answer(false);
+    await expect(live.confirmed).resolves.toBeUndefined();
+    const gone = await slow.authorizeRead(ctx(`Bearer ${token}`), 'none');
+    answer(true);
+    await expect(gone.confirmed).rejects.toThrow(`Access token ${claims.jti} has been revoked`);
+    // A bad signature and a missing token are refused at once, as for any call.
+    await expect(slow.authorizeRead(ctx('Bearer x.y.z'), 'none')).rejects.toThrow(UnauthorizedError);
+    expect((await slow.authorizeRead(ctx(), 'none')).principal).toBe(ANONYMOUS);
+  });
+
+  it('refuses a revoked token as revoked, not as lacking a scope', async () => {
+    const { token, claims } = await signer.issue({ actor, scopes: ['read'], ttlSeconds: 60 });
+    revoked.add(claims.jti);
+    await expect(open.authorizeRead(ctx(`Bearer ${token}`), 'admin')).rejects.toThrow(`Access token ${claims.jti} has been revoked`);
+  });
 });
