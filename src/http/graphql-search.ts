@@ -647,6 +647,11 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
       () => aspect(e, name, ctx),
       (v) => (v ? map(v) : null),
     );
+  /** A reference to the entity a urn-valued field names; null when the field holds none. */
+  const urnRef = (value: unknown) => {
+    const urn = str(value);
+    return urn ? ref(urn) : null;
+  };
   /** The entity type's properties aspect (the registry's) and the entity's value of it. */
   const propertiesOf = (e: EntityRef, ctx: object): MaybePromise<{ value: Aspect; nameField?: string } | null> => {
     const spec = registry.entities.get(modelOf(e))?.properties;
@@ -677,21 +682,11 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
         })),
       })),
     domain: (e: EntityRef, _: unknown, ctx: object) =>
-      handleMaybePromise(
-        () => aspect(e, domains.name, ctx),
-        (v) => {
-          const first = (v?.domains as string[] | undefined)?.[0];
-          return first ? { domain: ref(first), associatedUrn: e.urn } : null;
-        },
-      ),
-    container: (e: EntityRef, _: unknown, ctx: object) =>
-      handleMaybePromise(
-        () => aspect(e, container.name, ctx),
-        (v) => {
-          const c = str(v?.container);
-          return c ? ref(c) : null;
-        },
-      ),
+      withAspect(e, domains.name, ctx, (v) => {
+        const first = (v.domains as string[] | undefined)?.[0];
+        return first ? { domain: ref(first), associatedUrn: e.urn } : null;
+      }),
+    container: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, container.name, ctx, (v) => urnRef(v.container)),
     subTypes: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, subTypes.name, ctx, (v) => ({ typeNames: (v.typeNames as string[] | undefined) ?? [] })),
   };
   // The name is never null (DataHub's is String!): the urn's own name when the aspect carries none.
@@ -779,14 +774,7 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
     DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
     Container: {
       ...shared,
-      platform: (e: EntityRef, _: unknown, ctx: object) =>
-        handleMaybePromise(
-          () => aspect(e, dataPlatformInstance.name, ctx),
-          (v) => {
-            const p = str(v?.platform);
-            return p ? ref(p) : null;
-          },
-        ),
+      platform: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, dataPlatformInstance.name, ctx, (v) => urnRef(v.platform)),
       properties: properties(idOf),
     },
     DataPlatform: {
