@@ -89,11 +89,15 @@ export async function startServiceProcess(
   const port = 18000 + Math.floor(Math.random() * 2000);
   // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service (NODE_OPTIONS refuses --cpu-prof).
   nodeArgs = [...nodeArgs, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-  if (!built) {
+  // BENCH_SERVICE_MAIN runs a build made beforehand, for an A/B of two builds: another commit's dist/main.js in a
+  // worktree of its own (the service reads schema/ and cypher/ beside its dist/). Without it the working tree is built
+  // once per bench process, so a build copied into dist/ is overwritten, not compared.
+  const main = process.env.BENCH_SERVICE_MAIN ?? join(ROOT, 'dist', 'main.js');
+  if (!built && !process.env.BENCH_SERVICE_MAIN) {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     built = true;
   }
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd: ROOT,
     // MALLOC_ARENA_MAX and NODE_OPTIONS as the Docker image and the npm scripts run the service (a set value is kept, to compare).
     env: { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8', ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },
