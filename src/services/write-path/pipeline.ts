@@ -11,7 +11,7 @@ import type { Publisher } from './publish';
  *   prepare  a request becomes WriteItems: validated, projected (values, edges, column edges, defaults)
  *                                                 WritePreparer (./prepare.ts), called by IngestionService's entry points
  *   group    concurrent requests ("units") share one transaction; writes to one entity commit in arrival order; no
- *            group starts while this process's indexer has INDEX_BACKLOG_MAX_WRITES of them waiting (backpressure)
+ *            group starts while INDEX_BACKLOG_MAX_WRITES of this process's writes are not indexed yet (backpressure)
  *                                                 GroupWriter (./group-writer.ts), Publisher.holds (./publish.ts)
  *   lock     the group's entities are locked and their stored state read
  *                                                 lockRequests (./plan.ts) → AspectStore.writeGroup, writes/lock
