@@ -436,15 +436,10 @@ export class SearchIndexer {
           await this.ensureIndices(entries.map((e) => tryParseUrn(e.urn)?.entityType ?? ''));
           const { done, failed } = await this.indexEntries(entries);
           await this.removeMarkers(await this.outbox.acknowledge(done));
-          if (failed.length > 0) {
-            this.failures++;
-            this.batchFinished(handedOver);
-            await this.outbox.release(failed.map((e) => e.urn), Date.now() + this.backoff(this.failures));
-          } else {
-            this.failures = 0;
-            this.batchFinished(handedOver);
-          }
+          this.failures = failed.length > 0 ? this.failures + 1 : 0;
+          this.batchFinished(handedOver);
           handedOver = 0;
+          if (failed.length > 0) await this.outbox.release(failed.map((e) => e.urn), Date.now() + this.backoff(this.failures));
           this.events.emit('batch');
           if (entries.length < this.options.batchSize && this.options.lingerMs) {
             this.pausedAfterBatch = true;
