@@ -34,8 +34,8 @@ export interface IndexerOptions {
   workers?: number;
   /**
    * Backpressure: while this many of this process's writes are not indexed yet, waiting for a batch or in one (and the
-   * indexer is healthy), new write groups wait (INDEX_BACKLOG_MAX_WRITES; 0: never). Writes faster than the engine indexes would otherwise
-   * leave the index ever further behind: batches at 2,100 aspects/s left it 13-17 s behind at p99.
+   * indexer is healthy), new write groups wait (INDEX_BACKLOG_MAX_WRITES; 0: never). Writes faster than the engine
+   * indexes would otherwise leave the index ever further behind: batches at 2,100 aspects/s left it 13-17 s behind at p99.
    */
   maxBacklog?: number;
 }
@@ -238,10 +238,10 @@ export class SearchIndexer {
   }
 
   /**
-   * Whether new write groups should wait: this many of this process's writes wait for a batch while the indexer keeps
-   * up with the engine. Never while it is stopped or failing: the engine being down must not stop writes (their
-   * entries wait in Neo4j's outbox), nor must a slow indexer hold them beyond their deadline (the group stage answers
-   * 503 with Retry-After then).
+   * Whether new write groups should wait: this many of this process's writes are not indexed yet (backlog) while the
+   * indexer keeps up with the engine. Never while it is stopped or failing: the engine being down must not stop writes
+   * (their entries wait in Neo4j's outbox), nor must a slow indexer hold them beyond their deadline (the group stage
+   * answers 503 with Retry-After then).
    */
   holdsWrites(): boolean {
     const max = this.options.maxBacklog ?? 0;
