@@ -35,7 +35,8 @@ describe('lineage store: the page read within the hops', () => {
     svc = await startTestService();
     // hub ← d00..d29 ← (d00) e0..e4; d01 and d02 soft-deleted; every one described.
     for (const name of children) await upstream(name, 'hub');
-    for (const name of grandchildren) await upstream(name, 'd00');
+    // Written out of urn order, so a hop's rows do not arrive in it: the walk orders them where the page needs it.
+    for (const name of ['e3', 'e0', 'e4', 'e1', 'e2']) await upstream(name, 'd00');
     for (const name of [...children, ...grandchildren]) await propose(name, 'datasetProperties', { description: `about ${name}` });
     for (const name of ['d01', 'd02']) await propose(name, 'status', { removed: true });
     executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
@@ -72,6 +73,12 @@ describe('lineage store: the page read within the hops', () => {
   test('a page further on, within the hop or across two hops: one statement per hop', async () => {
     expect(await walk({ start: 5, count: 5 })).toEqual({ names: children.slice(5, 10), total: 30, statements: ['hop'] });
     expect(await walk({ start: 28, count: 10, maxHops: 2 })).toEqual({ names: [...children.slice(28), ...grandchildren], total: 35, statements: ['hop', 'hop'] });
+  });
+
+  test('a last hop the page falls in is in urn order, whether the filters leave rows before it or not', async () => {
+    expect(await walk({ start: 27, count: 5, maxHops: 2 })).toEqual({ names: ['d27', 'd28', 'd29', 'e0', 'e1'], total: 35, statements: ['hop', 'hop'] });
+    const second = [{ degrees: [2], types: null, platforms: null, includeRemoved: true }];
+    expect(await walk({ groups: second, start: 1, count: 3, maxHops: 2 })).toEqual({ names: ['e1', 'e2', 'e3'], total: 5, statements: ['hop', 'hop', 'after'] });
   });
 
   test('rows the hop did not read, pushed past its reads by soft-deleted ones, are read afterwards', async () => {

@@ -87,15 +87,6 @@ interface StoredAspect {
   value: string;
 }
 
-interface HopRow {
-  urn: string;
-  node: string | null;
-  parent: number;
-  onward: number | null;
-  removed: boolean;
-  aspects?: StoredAspect[];
-}
-
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
 const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
 const FLAG_READ = 'coalesce(b.removed, false)';
@@ -216,10 +207,10 @@ export class LineageStore {
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
           if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
           const pageAspects = new Map(records[0].get('page') as [string, StoredAspect[]][]);
-          const rows: HopRow[] = [];
+          const rows: Reached[] = [];
           for (const record of records) {
             for (const [urn, parent, onward, removed, node] of record.get('found') as [string, number, number | null, boolean, string | null][]) {
-              if (!visited.has(urn)) rows.push({ urn, node, parent: Number(parent), onward: onward === null ? null : Number(onward), removed, aspects: pageAspects.get(urn) });
+              if (!visited.has(urn)) rows.push({ urn, node, degree, parent: frontier[parent], onward, removed, aspects: pageAspects.get(urn) });
             }
           }
           return rows;
@@ -257,30 +248,31 @@ export class LineageStore {
   /**
    * Breadth-first, so each node's degree is its shortest distance. A node with more than q.fanOut onward edges is
    * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
-   * walk goes one node past the cap to tell a cut walk from one that just fits.
+   * walk goes one node past the cap to tell a cut walk from one that just fits. `hop` returns the nodes it reached
+   * that were not visited before, each once.
    */
-  private async walk(q: LineageQuery, hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<HopRow[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
+  private async walk(q: LineageQuery, hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<Reached[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
     const start: Reached = { urn: q.urn, node: q.urn, degree: 0, parent: null, onward: null, removed: false };
     const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
+    // Nodes reached that the filters keep, counted until the page is behind them.
+    const pageEnd = q.start + q.count;
+    let matched = 0;
     let frontier = [start];
     for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
       const rows = await hop(frontier, degree, visited);
-      // In urn order within a degree: the nodes kept under the cap, and the order of the answer.
-      rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+      // Urn order within a degree orders the next frontier (a node's parent is the first of its parents in it), the
+      // nodes kept under the cap and the answer. A last hop that the cap does not cut and that comes after the page
+      // needs none: from a hub, sorting it took a fifth of the walk's own (JavaScript) time.
+      const cut = reached.length + rows.length > q.visitCap;
+      if (degree < q.maxHops || cut || matched < pageEnd) rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
       const next: Reached[] = [];
-      let added: Reached | null = null;
-      for (const row of rows) {
-        if (added?.urn === row.urn) {
-          added.removed ||= row.removed;
-          continue;
-        }
-        if (visited.has(row.urn)) continue;
+      for (const node of rows) {
+        if (visited.has(node.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
-        const node: Reached = { urn: row.urn, node: row.node, degree, parent: frontier[row.parent], onward: row.onward, removed: row.removed, aspects: row.aspects };
-        visited.add(row.urn);
+        visited.add(node.urn);
         reached.push(node);
-        added = node;
+        if (matched < pageEnd && q.groups.some((g) => matches(g, node))) matched++;
         if (node.onward === null || (node.onward > 0 && node.onward <= q.fanOut)) next.push(node);
       }
       frontier = next;
