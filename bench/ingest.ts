@@ -13,7 +13,7 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
 
 /**
  * Ingest throughput of the write path, beside the raw physical limit of the same rows written straight to Neo4j.
- *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--rounds 1] [--profile dir] [--perf dir] [--jfr dir] [--warmup 10000] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
+ *   npx tsx bench/ingest.ts [--datasets 10000] [--scenarios e,h,i,j,k,a,b,c,d] [--rounds 1] [--profile dir] [--perf dir] [--jfr dir] [--warmup 10000] [--file-order phase|entity] [--warmup-jit 15] [--warmup-rounds 15] [--service-warmup 10000]
  * N datasets x 5 aspects (datasetProperties, schemaMetadata with 5-80 fields skewed towards few, ownership, globalTags,
  * upstreamLineage), written phase by phase (all datasetProperties, then all schemaMetadata, …), each scenario on fresh
  * datasets and with an index set of its own:
@@ -32,6 +32,8 @@ import { backends, cpuPerOperation, cpuSnapshot, datahubVenv, flag, http, jitSet
  *   i and k are searched while they fill, by the same probe as a–d: an index nobody searches goes search-idle and skips
  *   its refreshes, which a searched one pays for (unsearched, i's engine CPU per aspect was 15-25 % lower)
  *   j  d's `datahub ingest` into a server that answers at once and writes nothing: the official client's own limit
+ *   --file-order entity writes d's and j's file dataset by dataset (its five aspects together, as a source emits a
+ *   table's workunits) instead of phase by phase
  * Before any scenario, rounds of --warmup aspects (default 10,000; 0 = none) go through the raw statement and through a
  * service (single proposals and batches, with indexing) on throw-away names, until the JIT compilers of Neo4j and the
  * engine take at most --warmup-jit % (default 15) of their CPU, at most --warmup-rounds (15) rounds: the scenario that
@@ -73,6 +75,12 @@ const FIELD: Record<(typeof PHASES)[number], string> = {
 
 /** Job n writes phase ⌊n/N⌋ of dataset n mod N: every client writes different entities, as parallel ingestion jobs would. */
 const job = (n: number) => ({ i: n % datasets, phase: Math.floor(n / datasets) });
+/**
+ * The order of d's and j's file: `phase` (default) as a–c write, or `entity`: each dataset's five aspects one after
+ * the other, as a source emits a table's workunits (its whole document is then indexed once, not after each aspect).
+ */
+const fileOrder = stringFlag('file-order', 'phase');
+const fileJob = (n: number) => (fileOrder === 'entity' ? { i: Math.floor(n / PHASES.length), phase: n % PHASES.length } : job(n));
 
 const PROBE_INTERVAL_MS = 250;
 
@@ -294,7 +302,7 @@ async function datahubIngest(url: string, prefix: string): Promise<RunResult & R
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `mcps-${prefix}.json`);
   const mcps = Array.from({ length: datasets * 5 }, (_, n) => {
-    const { i, phase } = job(n);
+    const { i, phase } = fileJob(n);
     const a = aspect(prefix, i, phase, false);
     return { entityType: 'dataset', entityUrn: a.urn, changeType: 'UPSERT', aspectName: a.name, aspect: { json: a.value } };
   });
