@@ -175,5 +175,9 @@ describe('GraphQL deprecation', () => {
     expect(syntax.body.errors[0].message).toMatch(/Syntax Error/);
     const unknown = await graphql('{ nothing }', {});
     expect(unknown.body.errors[0].message).toMatch(/Cannot query field "nothing"/);
+    // No subscription type: said so, not answered as an internal error.
+    const subscription = await graphql('subscription { x }', {});
+    expect(subscription.status).toBe(200);
+    expect(subscription.body.errors).toEqual([{ message: 'Schema is not configured to execute subscription operation.', locations: [{ line: 1, column: 1 }] }]);
   });
 });
