@@ -249,7 +249,7 @@ export class LineageStore {
    * Breadth-first, so each node's degree is its shortest distance. A node with more than q.fanOut onward edges is
    * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
    * walk goes one node past the cap to tell a cut walk from one that just fits. `hop` returns the nodes it reached
-   * that were not visited before, each once.
+   * that were not visited before.
    */
   private async walk(q: LineageQuery, hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<Reached[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
     const start: Reached = { urn: q.urn, node: q.urn, degree: 0, parent: null, onward: null, removed: false };
