@@ -99,8 +99,9 @@ export async function startServiceProcess(
   }
   const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd: ROOT,
-    // MALLOC_ARENA_MAX and NODE_OPTIONS as the Docker image and the npm scripts run the service (a set value is kept, to compare).
-    env: { MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8', ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },
+    // NODE_ENV, MALLOC_ARENA_MAX and NODE_OPTIONS as the Docker image and the npm scripts run the service (a set value is
+    // kept, to compare).
+    env: { NODE_ENV: 'production', MALLOC_ARENA_MAX: '2', NODE_OPTIONS: '--max-semi-space-size=8', ...process.env, PORT: String(port), NEO4J_URI: b.neo4jUri, SEARCH_URL: b.searchUrl, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

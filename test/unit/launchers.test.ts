@@ -25,6 +25,14 @@ function youngGenerationMb(prefix: string, env: NodeJS.ProcessEnv = {}): number 
   return Number(execFileSync('sh', ['-c', `${prefix} node -e "${probe}"`], { env: { ...base, ...env }, encoding: 'utf8' }).trim());
 }
 
+/** Whether graphql-js, loaded in a node started with `prefix`, runs its development checks (a second-copy test per type check). */
+function graphqlDevelopmentChecks(prefix: string, env: NodeJS.ProcessEnv = {}): boolean {
+  const probe = "console.log(/toStringTag/.test(String(require('graphql/jsutils/instanceOf.js').instanceOf)))";
+  // Jest sets NODE_ENV=test: the launchers are checked as an operator's shell starts them, without one.
+  const { NODE_ENV: _ignored, ...base } = process.env;
+  return execFileSync('sh', ['-c', `${prefix} node -e "${probe}"`], { cwd: root, env: { ...base, ...env }, encoding: 'utf8' }).trim() === 'true';
+}
+
 describe('the launchers (npm start, npm run serve, the Docker image)', () => {
   it('start the service with the same process settings as the Docker image', () => {
     for (const prefix of launchers()) {
@@ -33,6 +41,14 @@ describe('the launchers (npm start, npm run serve, the Docker image)', () => {
     }
     expect(dockerfile).toMatch(/^ENV MALLOC_ARENA_MAX=2$/m);
     expect(dockerfile).toMatch(/^ENV NODE_OPTIONS=--max-semi-space-size=8$/m);
+    expect(dockerfile).toMatch(/^ENV NODE_ENV=production$/m);
+  });
+
+  it("run graphql-js without its development checks, unless the operator's NODE_ENV says otherwise", () => {
+    for (const prefix of launchers()) {
+      expect(graphqlDevelopmentChecks(prefix)).toBe(false);
+      expect(graphqlDevelopmentChecks(prefix, { NODE_ENV: 'development' })).toBe(true);
+    }
   });
 
   it("halve V8's young generation, and a flag the operator adds to NODE_OPTIONS wins", () => {
