@@ -64,6 +64,24 @@ describe('TokenSigner', () => {
     expect(await signer.verify(token, now + 1000)).toEqual(claims);
   });
 
+  it('verifies the signature of a token once, and checks its expiry on every later request', async () => {
+    const issuedAt = Date.UTC(2031, 0, 1);
+    const { token, claims } = await signer.issue({ actor, scopes: ['write'], ttlSeconds: 60, now: issuedAt });
+    const signatureChecks = jest.spyOn(crypto.subtle, 'verify');
+    try {
+      expect(await signer.verify(token, issuedAt + 1000)).toEqual(claims);
+      expect(await signer.verify(token, issuedAt + 59_999)).toEqual(claims);
+      expect(signatureChecks).toHaveBeenCalledTimes(1);
+      await expect(signer.verify(token, issuedAt + 60_000)).rejects.toThrow(/^Access token expired at 2031-01-01T00:01:00.000Z$/);
+      // A token that differs in one character is another token: verified in full, and refused.
+      const [h, p, sig] = token.split('.');
+      const flipped = `${h}.${p}.${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BA' : 'AA'}`;
+      await expect(signer.verify(flipped, issuedAt + 1000)).rejects.toThrow(/signature verification failed/);
+    } finally {
+      signatureChecks.mockRestore();
+    }
+  });
+
   it('gives every token its own jti', async () => {
     const a = await signer.issue({ actor, scopes: ['read'], ttlSeconds: 60 });
     const b = await signer.issue({ actor, scopes: ['read'], ttlSeconds: 60 });
