@@ -112,7 +112,7 @@ async function seed(driver: Driver, edges: [number, number][]) {
 
 /** An executor whose read transactions PROFILE every statement, for the plans of the store's statements. */
 function profiling(executor: Neo4jExecutor, into: { text: string; profile: unknown; found: number | null }[]): Neo4jExecutor {
-  return {
+  const profiled = {
     cypher: executor.cypher,
     // prepare() as the service's store (type tokens, the soft-delete flag's migration record), unprofiled.
     rehearse: executor.rehearse.bind(executor),
@@ -131,7 +131,9 @@ function profiling(executor: Neo4jExecutor, into: { text: string; profile: unkno
           } as unknown as ManagedTransaction),
         deadline,
       ),
-  } as unknown as Neo4jExecutor;
+  };
+  // A walk of one hop runs its statements auto-commit in the service; profiled here in a read transaction.
+  return { ...profiled, readEachStatement: profiled.read } as unknown as Neo4jExecutor;
 }
 
 async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {

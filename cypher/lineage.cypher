@@ -22,7 +22,7 @@
 // {{frontier}} (filled in by the store) finds the frontier: the start by its urn, later frontiers by the element ids the
 // hop before returned, a record read instead of a descent of the urn index each. Element ids hold within one transaction
 // (Neo4j's advice for them; the id of a node deleted meanwhile is buffered until the transactions open at the delete
-// have ended), and the walk is one read transaction.
+// have ended), and a walk of more than one hop is one read transaction (one of one hop seeks only its start, by urn).
 UNWIND range(0, size($frontier) - 1) AS i
 {{frontier}}
 CALL (a) {

@@ -18,6 +18,7 @@ describe('lineage store: the page read within the hops', () => {
   let executor: Neo4jExecutor;
   let store: LineageStore;
   const statements: string[] = [];
+  const runs: string[] = [];
   const id = uniqueId('lps');
   const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}.${name},PROD)`;
   const children = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`);
@@ -40,10 +41,12 @@ describe('lineage store: the page read within the hops', () => {
     for (const name of [...children, ...grandchildren]) await propose(name, 'datasetProperties', { description: `about ${name}` });
     for (const name of ['d01', 'd02']) await propose(name, 'status', { removed: true });
     executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
-    // Every statement of a walk, by kind: the executor's read transactions with their statements counted.
+    // Every statement of a walk, by kind: the executor's reads with their statements counted, and how they ran.
     const counting = Object.create(executor) as Neo4jExecutor;
-    counting.read = (caller, work, deadline) =>
-      executor.read(caller, (tx) => work({ run: (text: string, params: Record<string, unknown>) => (statements.push(text.includes('$urns') ? 'after' : 'hop'), tx.run(text, params)) } as unknown as ManagedTransaction), deadline);
+    const counted = (how: string, tx: ManagedTransaction) =>
+      ({ run: (text: string, params: Record<string, unknown>) => (statements.push(text.includes('$urns') ? 'after' : 'hop'), runs.push(how), tx.run(text, params)) }) as unknown as ManagedTransaction;
+    counting.read = (caller, work, deadline) => executor.read(caller, (tx) => work(counted('in a transaction', tx)), deadline);
+    counting.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(counted('auto-commit', tx)), deadline);
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
     store = new LineageStore(counting, registry.lineageRelationships(), registry.urnNamespace);
     await store.prepare();
@@ -56,6 +59,7 @@ describe('lineage store: the page read within the hops', () => {
 
   const walk = async (q: Partial<LineageQuery>) => {
     statements.length = 0;
+    runs.length = 0;
     const page = await store.traverse({
       urn: ds('hub'), direction: 'DOWNSTREAM', columns: false, maxHops: 1, fanOut: 1000, visitCap: 10_000,
       groups: [{ degrees: null, types: null, platforms: null, includeRemoved: true }], start: 0, count: 10,
@@ -85,6 +89,14 @@ describe('lineage store: the page read within the hops', () => {
     const hidden = [{ degrees: null, types: null, platforms: null, includeRemoved: false }];
     expect(await walk({ groups: hidden })).toEqual({ names: ['d00', ...children.slice(3, 12)], total: 28, statements: ['hop', 'after'] });
     expect(await walk({ groups: hidden, count: 100, maxHops: 2 })).toEqual({ names: ['d00', ...children.slice(3), ...grandchildren], total: 33, statements: ['hop', 'hop'] });
+  });
+
+  test('a walk of one hop runs its statements auto-commit, a longer one in one read transaction (its frontiers are element ids)', async () => {
+    const hidden = [{ degrees: null, types: null, platforms: null, includeRemoved: false }];
+    expect(await walk({ groups: hidden })).toMatchObject({ names: ['d00', ...children.slice(3, 12)], statements: ['hop', 'after'] });
+    expect(runs).toEqual(['auto-commit', 'auto-commit']);
+    expect(await walk({ maxHops: 2, start: 28 })).toMatchObject({ names: [...children.slice(28), ...grandchildren] });
+    expect(runs).toEqual(['in a transaction', 'in a transaction']);
   });
 
   test('without aspects asked, no page is read', async () => {

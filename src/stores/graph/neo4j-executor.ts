@@ -132,6 +132,17 @@ function withoutStackCapture(tx: ManagedTransaction): ManagedTransaction {
   return { run: (...args: Parameters<ManagedTransaction['run']>) => withStackTracesOff(() => tx.run(...args)) } as ManagedTransaction;
 }
 
+/** Runs `attempt` again after a transient error, twice at most, as the driver retries a transaction function. */
+async function retriedOnTransientError<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (n >= 3 || !isRetryableError(err)) throw err;
+    }
+  }
+}
+
 /** Runs a driver call that builds a Result with no stack captured, then turns stack traces back on. */
 function withStackTracesOff<T>(call: () => T): T {
   const limit = Error.stackTraceLimit;
@@ -183,6 +194,18 @@ export class Neo4jExecutor {
   /** `timeoutMs` overrides the transaction time limit (a caller's deadline); its expiry is then `onTimeout`'s error. */
   async read<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>, deadline?: { timeoutMs: number; onTimeout: () => Error }): Promise<T> {
     return this.session('READ', caller, work, deadline);
+  }
+
+  /**
+   * Runs `work`'s reads each as an auto-commit statement: one exchange with the server per statement, where a read
+   * transaction adds BEGIN and COMMIT (each a socket write and, for COMMIT, a round trip more: a read transaction of one
+   * statement cost Neo4j ~450 µs of CPU and the service ~650, one auto-commit statement ~290 and ~320, bench/tx-cost.ts).
+   * Only for work whose statements need nothing a transaction keeps (element ids hold within one); Neo4j's read
+   * committed transactions would not give them one snapshot either. Retried as a whole on a transient error, as a
+   * transaction function is.
+   */
+  async readEachStatement<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>, deadline?: { timeoutMs: number; onTimeout: () => Error }): Promise<T> {
+    return this.session('AUTO_COMMIT_READS', caller, work, deadline);
   }
 
   /**
@@ -258,18 +281,19 @@ export class Neo4jExecutor {
   }
 
   private async session<T>(
-    mode: 'READ' | 'WRITE',
+    mode: 'READ' | 'WRITE' | 'AUTO_COMMIT_READS',
     caller: string,
     work: (tx: ManagedTransaction) => Promise<T>,
     deadline?: { timeoutMs: number; onTimeout?: () => Error },
   ): Promise<T> {
-    const session = this.driver.session({ database: this.options.database, defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE });
+    const session = this.driver.session({ database: this.options.database, defaultAccessMode: mode === 'WRITE' ? neo4j.session.WRITE : neo4j.session.READ });
     const config = { timeout: deadline?.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     try {
       const quiet = (tx: ManagedTransaction) => work(withoutStackCapture(tx));
-      const run = mode === 'READ' ? session.executeRead(quiet, config) : session.executeWrite(quiet, config);
+      const autoCommit = { run: (text: string, params?: Record<string, unknown>) => session.run(text, params, config) } as ManagedTransaction;
+      const run = mode === 'READ' ? session.executeRead(quiet, config) : mode === 'WRITE' ? session.executeWrite(quiet, config) : retriedOnTransientError(() => quiet(autoCommit));
       // A write has no client-side timer: giving up on a transaction that may still commit would misreport it.
       if (!deadline?.onTimeout) return await run;
       const onTimeout = deadline.onTimeout;
