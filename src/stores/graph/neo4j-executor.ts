@@ -260,23 +260,19 @@ export class Neo4jExecutor {
   ): Promise<Neo4jRecord[]> {
     const config = { timeout: options.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
     const accessMode = options.mode === 'WRITE' ? neo4j.session.WRITE : neo4j.session.READ;
-    for (let attempt = 1; ; attempt++) {
-      const session = this.driver.session({ database: this.options.database, defaultAccessMode: accessMode });
-      const limit = Error.stackTraceLimit;
-      try {
-        // session.run captures the caller's stack eagerly for its errors; with source maps on (tsx) formatting it was
-        // ~10% of the service's CPU under read load. A failed read still carries Neo4j's code and message.
-        Error.stackTraceLimit = 0;
-        const result = session.run(text, params, config);
-        Error.stackTraceLimit = limit;
-        return (await result).records;
-      } catch (err) {
-        if (attempt < 3 && isRetryableError(err)) continue;
-        throw translateNeo4jError(err);
-      } finally {
-        Error.stackTraceLimit = limit;
-        await session.close().catch(() => undefined);
-      }
+    try {
+      return await retriedOnTransientError(async () => {
+        const session = this.driver.session({ database: this.options.database, defaultAccessMode: accessMode });
+        try {
+          // session.run captures the caller's stack eagerly for its errors; with source maps on (tsx) formatting it was
+          // ~10% of the service's CPU under read load. A failed read still carries Neo4j's code and message.
+          return (await withStackTracesOff(() => session.run(text, params, config))).records;
+        } finally {
+          await session.close().catch(() => undefined);
+        }
+      });
+    } catch (err) {
+      throw translateNeo4jError(err);
     }
   }
 
@@ -292,8 +288,8 @@ export class Neo4jExecutor {
     let timedOut = false;
     try {
       const quiet = (tx: ManagedTransaction) => work(withoutStackCapture(tx));
-      const autoCommit = { run: (text: string, params?: Record<string, unknown>) => session.run(text, params, config) } as ManagedTransaction;
-      const run = mode === 'READ' ? session.executeRead(quiet, config) : mode === 'WRITE' ? session.executeWrite(quiet, config) : retriedOnTransientError(() => quiet(autoCommit));
+      const autoCommit = () => ({ run: (text: string, params?: Record<string, unknown>) => session.run(text, params, config) }) as ManagedTransaction;
+      const run = mode === 'READ' ? session.executeRead(quiet, config) : mode === 'WRITE' ? session.executeWrite(quiet, config) : retriedOnTransientError(() => quiet(autoCommit()));
       // A write has no client-side timer: giving up on a transaction that may still commit would misreport it.
       if (!deadline?.onTimeout) return await run;
       const onTimeout = deadline.onTimeout;
