@@ -1,4 +1,4 @@
-import { startTestService, type TestService } from '../support/service';
+import { bearer, mintToken, startTestService, type TestService } from '../support/service';
 
 describe('service shell', () => {
   let svc: TestService;
@@ -37,6 +37,29 @@ describe('service shell', () => {
     const broken = await svc.call('POST', '/aspects?action=ingestProposal', '{"proposal": ');
     expect(broken.status).toBe(400);
     expect(broken.body.message).toMatch(/Malformed JSON/);
+  });
+
+  it('reads a GraphQL body within the same limit: 413 above it, sent whole or in chunks, and 400 for malformed JSON', async () => {
+    const headers = bearer((await mintToken()).token);
+    const body = (pad: number) => JSON.stringify({ query: '{ __typename }', variables: { pad: 'y'.repeat(pad) } });
+    const within = await svc.call('POST', '/api/graphql', body(30_000), headers);
+    expect(within).toMatchObject({ status: 200, body: { data: { __typename: 'Query' } } });
+    const tooLarge = { status: 413, message: 'Request body too large', exceptionClass: 'PayloadTooLargeError' };
+    expect(await svc.call('POST', '/api/graphql', body(100_000), headers)).toMatchObject({ status: 413, body: tooLarge });
+    // No content-length: the limit holds while the chunks arrive.
+    const big = Buffer.from(body(100_000));
+    const chunks = new ReadableStream({
+      start(controller) {
+        controller.enqueue(big.subarray(0, 40_000));
+        controller.enqueue(big.subarray(40_000));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${svc.url}/api/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: chunks, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject(tooLarge);
+    const broken = await svc.call('POST', '/api/graphql', '{"query": ', headers);
+    expect(broken).toMatchObject({ status: 400, body: { status: 400, message: 'POST body sent invalid JSON.', exceptionClass: 'InvalidInputError' } });
   });
 
   it('gives every response a request id and never a stack trace', async () => {
