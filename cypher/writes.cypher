@@ -100,7 +100,9 @@ CALL () {
   REMOVE e._LOCK_
   RETURN count(CASE WHEN e.urn = k.urn AND rev = k.rev THEN 1 END) = size($plan.known) AS current
 }
-WITH current WHERE current
+// $plan.tokens: ids of the tokens the group's requests came with. One revoked: nothing is written, no row returned (the
+// write path then finds which and answers those requests 401); so no request needs a lookup of its own beforehand.
+WITH current WHERE current AND NOT EXISTS { MATCH (t:RevokedToken) WHERE t.jti IN $plan.tokens }
 CALL () {
   UNWIND $plan.known AS k
   MATCH (e) WHERE elementId(e) = k.node

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../model/errors';
 import { makeUrn } from '../model/urn';
+import type { RevocationCheck } from './revocation-check';
 
 /** What a token may do. Each scope implies the ones before it: admin ⊃ write ⊃ read. */
 export type Scope = 'read' | 'write' | 'admin';
@@ -51,6 +52,12 @@ export interface Authenticator {
    * `confirmed` never counts as an unhandled rejection.
    */
   authorizeRead(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<{ principal: Principal; confirmed: Promise<void> }>;
+  /**
+   * `authorize` for a call whose writes may check the token's revocation in their own transaction: the principal once
+   * the token is verified, and the revocation check, not yet made. The caller confirms it before any other change, or
+   * hands it to the write path (GroupWriter.submit), and confirms it before answering unless a commit settled it.
+   */
+  authorizeWrite(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<{ principal: Principal; revocation: RevocationCheck }>;
 }
 
 /** The `confirmed` of a call that presented no token. */

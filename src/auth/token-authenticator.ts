@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { UnauthorizedError } from '../model/errors';
 import { ANONYMOUS, anonymousPrincipal, MISSING_TOKEN_MESSAGE, NOTHING_TO_CONFIRM, requireScope, type Authenticator, type AuthorizeOptions, type Principal, type Scope } from './index';
+import { NO_TOKEN, RevocationCheck } from './revocation-check';
 import type { TokenSigner } from './tokens';
 
 /** Where revocations are kept (Neo4j in the service: src/stores/graph/token-store.ts). */
@@ -38,39 +39,44 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   async authorizeRead(ctx: Context, scope: Scope | 'none', options: AuthorizeOptions = {}): Promise<{ principal: Principal; confirmed: Promise<void> }> {
+    const { principal, revocation } = await this.authorizeWrite(ctx, scope, options);
+    if (revocation.settled) return { principal, confirmed: NOTHING_TO_CONFIRM };
+    const confirmed = revocation.confirm();
+    // Awaited by every caller, but maybe only after the read it overlaps: not an unhandled rejection meanwhile.
+    confirmed.catch(() => undefined);
+    return { principal, confirmed };
+  }
+
+  async authorizeWrite(ctx: Context, scope: Scope | 'none', options: AuthorizeOptions = {}): Promise<{ principal: Principal; revocation: RevocationCheck }> {
     const open = scope === 'none' || options.openByDefault === true;
     const header = ctx.get('authorization');
     if (header === '') {
-      if (open && !this.options.requiredEverywhere) return { principal: this.anonymous, confirmed: NOTHING_TO_CONFIRM };
+      if (open && !this.options.requiredEverywhere) return { principal: this.anonymous, revocation: NO_TOKEN };
       throw new UnauthorizedError(MISSING_TOKEN_MESSAGE);
     }
-    const { principal, live } = await this.verify(header);
+    const { principal, revocation } = await this.verify(header);
     try {
-      return { principal: requireScope(principal, scope === 'none' ? 'read' : scope), confirmed: live };
+      return { principal: requireScope(principal, scope === 'none' ? 'read' : scope), revocation };
     } catch (err) {
       // A revoked token is refused as revoked (401) rather than as lacking the scope.
-      await live;
+      await revocation.confirm();
       throw err;
     }
   }
 
   /** The principal of an `Authorization: Bearer <token>` header value; 401 when it is not a valid, live token. */
   async authenticate(header: string): Promise<Principal> {
-    const { principal, live } = await this.verify(header);
-    await live;
+    const { principal, revocation } = await this.verify(header);
+    await revocation.confirm();
     return principal;
   }
 
-  /** A verified token's principal, and `live`: rejected with the 401 if the token has been revoked. */
-  private async verify(header: string): Promise<{ principal: Principal; live: Promise<void> }> {
+  /** A verified token's principal, and the check of its revocation (not started: see RevocationCheck). */
+  private async verify(header: string): Promise<{ principal: Principal; revocation: RevocationCheck }> {
     const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header.trim());
     if (!match) throw new UnauthorizedError("Unsupported Authorization header: expected 'Bearer <token>'");
     const claims = await this.signer.verify(match[1]);
-    const live = this.revocations.isRevoked(claims.jti).then((revoked) => {
-      if (revoked) throw new UnauthorizedError(`Access token ${claims.jti} has been revoked`);
-    });
-    // Awaited by every caller, but maybe only after the read it overlaps: not an unhandled rejection meanwhile.
-    live.catch(() => undefined);
-    return { principal: { actor: claims.actor, scopes: claims.scopes, authenticated: true, tokenId: claims.jti }, live };
+    const revocation = new RevocationCheck(claims.jti, (jti) => this.revocations.isRevoked(jti));
+    return { principal: { actor: claims.actor, scopes: claims.scopes, authenticated: true, tokenId: claims.jti }, revocation };
   }
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Principal, Scope } from '../auth';
+import type { RevocationCheck } from '../auth/revocation-check';
 
 /** A JSON Schema as used in route definitions (validated with Ajv, also published in the OpenAPI document). */
 export type Schema = Record<string, unknown>;
@@ -9,6 +10,12 @@ export interface RouteInput {
   query: Record<string, unknown>;
   body: Record<string, unknown>;
   principal: Principal;
+  /**
+   * With `revocationInWrite`, the token's revocation check, still open: the handler confirms it before any change but
+   * through the write path, or passes it there; the router confirms it before answering. Else NO_TOKEN (the router
+   * checks the token itself).
+   */
+  revocation: RevocationCheck;
   ctx: Context;
 }
 
@@ -35,6 +42,11 @@ export interface RouteDefinition {
   writes?: boolean;
   /** Needs no token unless tokens are required everywhere (ingestion: the document shows it without a header). */
   openByDefault?: boolean;
+  /**
+   * The handler takes the token's revocation check (RouteInput.revocation) into its writes' transaction rather than
+   * having it looked up first: ingestion, where a lookup per request cost Neo4j a transaction of its own.
+   */
+  revocationInWrite?: boolean;
   pathParams?: Record<string, string>;
   /** Query parameters (all strings on the wire; lists accept `List(a,b)`, single or repeated values). */
   query?: { properties: Record<string, Schema & { description?: string }>; required?: string[] };

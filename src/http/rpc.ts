@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { Context } from 'koa';
 import type { Authenticator, Principal } from '../auth';
+import { NO_TOKEN, type RevocationCheck } from '../auth/revocation-check';
 import { InvalidInputError, MethodNotAllowedError } from '../model/errors';
 import { assertNesting } from '../model/nesting';
 import { withSafeIntegers } from '../model/safe-integers';
@@ -120,6 +121,19 @@ function pick(routes: CompiledRoute[], ctx: Context): CompiledRoute {
 async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Promise<unknown> {
   const options = { openByDefault: route.def.openByDefault };
   const { scope, writes } = route.def;
+  if (route.def.revocationInWrite) {
+    const { principal, revocation } = await auth.authorizeWrite(ctx, scope, options);
+    try {
+      const answer = await handle(route, ctx, principal, revocation);
+      // Unless the commit of its writes checked the token, nothing did yet: it is looked up before the answer.
+      await revocation.confirm();
+      return answer;
+    } catch (err) {
+      // A revoked token is refused as revoked (401), whatever else failed.
+      await revocation.confirm();
+      throw err;
+    }
+  }
   if (scope === 'write' || scope === 'admin' || writes === true) return handle(route, ctx, await auth.authorize(ctx, scope, options));
   // A read runs while its token's revocation is looked up, and answers (or fails) only once the token is confirmed.
   const { principal, confirmed } = await auth.authorizeRead(ctx, scope, options);
@@ -129,7 +143,7 @@ async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Pro
   return answer;
 }
 
-async function handle(route: CompiledRoute, ctx: Context, principal: Principal): Promise<unknown> {
+async function handle(route: CompiledRoute, ctx: Context, principal: Principal, revocation: RevocationCheck = NO_TOKEN): Promise<unknown> {
   const query: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(route.def.query?.properties ?? {})) {
     const raw = ctx.query[name];
@@ -155,6 +169,7 @@ async function handle(route: CompiledRoute, ctx: Context, principal: Principal):
     query,
     body: body as Record<string, unknown>,
     principal,
+    revocation,
     ctx,
   });
 }

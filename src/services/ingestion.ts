@@ -1,4 +1,5 @@
 import type { Principal } from '../auth';
+import type { RevocationCheck } from '../auth/revocation-check';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { GroupWriter } from './write-path/group-writer';
@@ -47,6 +48,8 @@ export type AspectTransform = (current: Record<string, unknown> | null) => Recor
 /** Writes that can remove what search shows: each gets a pending-delete marker. */
 type DeleteItem = Extract<WriteItem, { kind: 'deleteEntity' | 'deleteAspect' | 'revert' }>;
 
+const isDelete = (i: WriteItem): i is DeleteItem => i.kind === 'deleteEntity' || i.kind === 'deleteAspect' || i.kind === 'revert';
+
 /**
  * The entry points of ingestion: proposals, legacy snapshots, deletes and read-modify-writes, each prepared
  * (./write-path/prepare.ts) and submitted to the write pipeline as one unit; a rejected request writes nothing.
@@ -65,15 +68,16 @@ export class IngestionService {
     this.prepare = new WritePreparer(registry, { retention: options.retention, retentionMaxAgeMs: options.retentionMaxAgeMs, timeseries: timeseries !== null });
   }
 
-  async ingestProposal(proposal: unknown, principal: Principal, envelopeSystemMetadata?: unknown): Promise<string> {
+  /** `revocation`: the caller's token check, if not made yet (see `apply`). */
+  async ingestProposal(proposal: unknown, principal: Principal, envelopeSystemMetadata?: unknown, revocation?: RevocationCheck): Promise<string> {
     const prepared = this.prepare.proposal(proposal, principal, this.now(), envelopeSystemMetadata);
-    await this.apply([prepared]);
+    await this.apply([prepared], revocation);
     return (proposal as { entityUrn: string }).entityUrn;
   }
 
   /** The batch is validated as a whole first: one bad proposal rejects all, and nothing is written. */
-  async ingestProposalBatch(proposals: unknown[], principal: Principal): Promise<string[]> {
-    await this.apply(this.prepare.proposals(proposals, principal, this.now()));
+  async ingestProposalBatch(proposals: unknown[], principal: Principal, revocation?: RevocationCheck): Promise<string[]> {
+    await this.apply(this.prepare.proposals(proposals, principal, this.now()), revocation);
     return proposals.map((p) => (p as { entityUrn: string }).entityUrn);
   }
 
@@ -170,7 +174,7 @@ export class IngestionService {
 
   /** One pending-delete marker per entity a request deletes from, written before the request's writes are queued. */
   private async markDeletes(items: WriteItem[]): Promise<void> {
-    const deletes = items.filter((i): i is DeleteItem => i.kind === 'deleteEntity' || i.kind === 'deleteAspect' || i.kind === 'revert');
+    const deletes = items.filter(isDelete);
     if (deletes.length === 0 || !this.options.pendingDeletes) return;
     const urns = [...new Set(deletes.map((d) => d.urn))];
     const ids = await this.options.pendingDeletes.mark(urns);
@@ -178,13 +182,19 @@ export class IngestionService {
     for (const d of deletes) d.marker = byUrn.get(d.urn);
   }
 
-  /** All of a request's writes in proposal order, as one unit of the group writer (one transaction). */
-  private async apply(prepared: Prepared[]): Promise<void> {
+  /**
+   * All of a request's writes in proposal order, as one unit of the group writer (one transaction). A request's token
+   * check (`revocation`, not made yet) goes into that transaction when the request changes nothing else; otherwise
+   * (deletes mark the search index first, time-series events go to the engine) it is made before anything changes.
+   */
+  private async apply(prepared: Prepared[], revocation?: RevocationCheck): Promise<void> {
     const { items, events } = this.prepare.items(prepared, this.now);
+    const checkedInTransaction = items.length > 0 && events.length === 0 && !items.some(isDelete);
+    if (revocation && !checkedInTransaction) await revocation.confirm();
     if (items.length > 0) {
       await this.options.completeDefaults?.(items);
       await this.markDeletes(items);
-      await this.writer.submit(items);
+      await this.writer.submit(items, checkedInTransaction ? revocation : undefined);
     }
     if (events.length > 0) await this.timeseries!.write(events);
   }

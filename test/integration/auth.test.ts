@@ -221,6 +221,67 @@ describe('access tokens', () => {
     expect([graphql.status, graphql.body]).toEqual([401, refused]);
   });
 
+  describe('ingestion, whose write transaction checks the token (no lookup of its own)', () => {
+    const status = async (urn: string) => (await svc.call('GET', `/entitiesV2/${enc(urn)}?aspects=List(status)`)).body?.aspects?.status?.value ?? null;
+    const ingest = (urn: string, removed: boolean, headers: Record<string, string>) => svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed }), headers);
+
+    it('refuses a write token revoked after it wrote: an entity the service wrote before and a new one, single and batched, 401 and nothing written', async () => {
+      const { token: bot, claims } = await mintToken({ scopes: ['write'] });
+      const known = datasetUrn();
+      const fresh = datasetUrn();
+      created.push(known, fresh);
+      // The service now keeps this entity's state: its next write goes the one-statement way (writes/apply with known).
+      expect((await ingest(known, false, bearer(bot))).status).toBe(200);
+      revokedJtis.push(claims.jti);
+      await tokens.revoke(claims.jti, claims.expiresAt);
+      const refused = { status: 401, message: `Access token ${claims.jti} has been revoked`, exceptionClass: 'UnauthorizedError' };
+      const again = await ingest(known, true, bearer(bot));
+      expect([again.status, again.body]).toEqual([401, refused]);
+      const newOne = await ingest(fresh, true, bearer(bot));
+      expect([newOne.status, newOne.body]).toEqual([401, refused]);
+      const batch = await svc.call('POST', '/aspects?action=ingestProposalBatch', { proposals: [proposal(known, 'status', { removed: true }).proposal, proposal(fresh, 'status', { removed: true }).proposal] }, bearer(bot));
+      expect([batch.status, batch.body]).toEqual([401, refused]);
+      // Invalid input from a revoked token is refused as revoked too.
+      const invalid = await svc.call('POST', '/aspects?action=ingestProposal', { proposal: { entityType: 'dataset', entityUrn: 'not-a-urn', changeType: 'UPSERT', aspectName: 'status' } }, bearer(bot));
+      expect([invalid.status, invalid.body]).toEqual([401, refused]);
+      expect(await status(known)).toEqual({ removed: false });
+      expect(await status(fresh)).toBeNull();
+    });
+
+    it('refuses only the requests of a revoked token among concurrent writes that share transactions', async () => {
+      const { token: revoked, claims } = await mintToken({ scopes: ['write'] });
+      const { token: live } = await mintToken({ scopes: ['write'] });
+      revokedJtis.push(claims.jti);
+      await tokens.revoke(claims.jti, claims.expiresAt);
+      const urns = Array.from({ length: 40 }, () => datasetUrn());
+      created.push(...urns);
+      const answers = await Promise.all(urns.map((urn, i) => ingest(urn, false, bearer(i % 2 === 0 ? revoked : live))));
+      expect(answers.map((a) => a.status)).toEqual(urns.map((_, i) => (i % 2 === 0 ? 401 : 200)));
+      const stored = await Promise.all(urns.map(status));
+      expect(stored).toEqual(urns.map((_, i) => (i % 2 === 0 ? null : { removed: false })));
+    });
+
+    it('makes no revocation lookup of its own for a write that only upserts, but does for a delete and for a read', async () => {
+      const lookups = jest.spyOn(TokenStore.prototype, 'revokedAmong');
+      try {
+        const headers = bearer(await token(['write']));
+        const urn = datasetUrn();
+        created.push(urn);
+        for (const removed of [false, true, false]) expect((await ingest(urn, removed, headers)).status).toBe(200);
+        const batch = await svc.call('POST', '/aspects?action=ingestProposalBatch', { proposals: [proposal(urn, 'status', { removed: true }).proposal] }, headers);
+        expect(batch.status).toBe(200);
+        expect(lookups).not.toHaveBeenCalled();
+        const remove = await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', null, 'DELETE'), headers);
+        expect(remove.status).toBe(200);
+        expect(lookups).toHaveBeenCalledTimes(1);
+        expect((await svc.call('GET', `/entitiesV2/${enc(urn)}`, undefined, headers)).status).toBe(200);
+        expect(lookups).toHaveBeenCalledTimes(2);
+      } finally {
+        lookups.mockRestore();
+      }
+    });
+  });
+
   it('lets a read token run GraphQL queries and the test endpoint without push', async () => {
     const read = bearer(await token(['read']));
     const query = await svc.call('POST', '/api/graphql', { query: QUERY, variables: { urn: graphqlTarget } }, read);

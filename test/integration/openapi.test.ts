@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ANONYMOUS, NOTHING_TO_CONFIRM, type Authenticator } from '../../src/auth';
+import { NO_TOKEN } from '../../src/auth/revocation-check';
 import { buildOpenApiDocument, compareRouterWithDocument, documentedOperations, type OpenApiDocument } from '../../src/http/openapi';
 import type { RouteDefinition } from '../../src/http/route';
 import { buildRpcRouter, listRegisteredOperations } from '../../src/http/rpc';
@@ -30,7 +31,7 @@ function validateOpenApi(doc: unknown): { valid: boolean; errors?: unknown } {
   }
 }
 
-const allowAll: Authenticator = { authorize: async () => ANONYMOUS, authorizeRead: async () => ({ principal: ANONYMOUS, confirmed: NOTHING_TO_CONFIRM }) };
+const allowAll: Authenticator = { authorize: async () => ANONYMOUS, authorizeRead: async () => ({ principal: ANONYMOUS, confirmed: NOTHING_TO_CONFIRM }), authorizeWrite: async () => ({ principal: ANONYMOUS, revocation: NO_TOKEN }) };
 
 const definition = (overrides: Partial<RouteDefinition>): RouteDefinition => ({
   operationId: 'sample',

@@ -7,7 +7,7 @@ import { PeerInvalidation } from '../../src/stores/peers/peer-invalidation';
 import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
 import { UnavailableError } from '../../src/model/errors';
 import { KnownStates } from '../../src/services/write-path/known-states';
-import { commitGroup, writePipeline } from '../../src/services/write-path/pipeline';
+import { commitGroup, rehearseWrites, writePipeline } from '../../src/services/write-path/pipeline';
 import { Publisher } from '../../src/services/write-path/publish';
 import { lockRequests, planLocked, type WriteItem } from '../../src/services/write-path/plan';
 import { proposal } from '../support/samples';
@@ -44,6 +44,9 @@ describe('process lease', () => {
   beforeAll(async () => {
     graph = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 5000, cypherDir: join(ROOT, 'cypher') }, logger);
     await graph.ensureSchema();
+    // As the service does before its first write: planning the write statements cold on a fresh Neo4j took most of the
+    // 5 s these tests give a write transaction.
+    await rehearseWrites(new AspectStore(graph, ''), 'li');
   });
   afterAll(() => graph.close());
 

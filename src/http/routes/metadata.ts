@@ -56,7 +56,8 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
         },
         response: { value: SAMPLE_URN },
       },
-      handle: async ({ body, principal }) => ({ value: await ingestion.ingestProposal(body.proposal, principal, body.systemMetadata) }),
+      revocationInWrite: true,
+      handle: async ({ body, principal, revocation }) => ({ value: await ingestion.ingestProposal(body.proposal, principal, body.systemMetadata, revocation) }),
     },
     {
       operationId: 'ingestProposalBatch',
@@ -69,7 +70,8 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       openByDefault: true,
       body: { type: 'object', required: ['proposals'], properties: { proposals: { type: 'array', maxItems: 10000, items: { type: 'object' } }, async: asyncFlag } },
       example: { request: { proposals: ['…'], async: 'false' }, response: { value: [SAMPLE_URN] } },
-      handle: async ({ body, principal }) => ({ value: await ingestion.ingestProposalBatch(body.proposals as unknown[], principal) }),
+      revocationInWrite: true,
+      handle: async ({ body, principal, revocation }) => ({ value: await ingestion.ingestProposalBatch(body.proposals as unknown[], principal, revocation) }),
     },
     {
       operationId: 'ingestSnapshot',

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
+import type { RevocationCheck } from '../../auth/revocation-check';
 import { DomainError, OverloadedError, UnavailableError } from '../../model/errors';
 import type { ItemOutcome, WriteItem } from './plan';
 import type { Backpressure } from './publish';
 
 /**
  * The stages after grouping (pipeline.ts commitGroup): one transaction for the units, then publishing. Per unit its
- * outcomes or the error of a unit left out; `released` is called once the transaction has committed.
+ * outcomes or the error of a unit left out; `released` is called once the transaction has committed. `tokens`: per
+ * unit, the id of a token the transaction must find unrevoked before writing the unit (null: none).
  */
-export type CommitGroup = (units: WriteItem[][], now: number, timeoutMs: number, released: () => void) => Promise<(ItemOutcome[] | unknown)[]>;
+export type CommitGroup = (units: WriteItem[][], now: number, timeoutMs: number, released: () => void, tokens: (string | null)[]) => Promise<(ItemOutcome[] | unknown)[]>;
 
 export interface GroupWriterOptions {
   /** How long the first write of an idle writer waits for others to join its group. */
@@ -31,6 +33,8 @@ export interface GroupWriterOptions {
 
 interface Unit {
   items: WriteItem[];
+  /** The request's token check, when its transaction is to make it (not yet settled). */
+  revocation: RevocationCheck | null;
   urns: Set<string>;
   enqueuedAt: number;
   resolve(outcomes: ItemOutcome[]): void;
@@ -64,15 +68,20 @@ export class GroupWriter {
     private readonly backpressure?: Backpressure,
   ) {}
 
-  /** Queues one unit; resolves with one outcome per item after its commit. */
-  submit(items: WriteItem[]): Promise<ItemOutcome[]> {
+  /**
+   * Queues one unit; resolves with one outcome per item after its commit. With `revocation` (a request's token check
+   * not yet made), the transaction checks the token before writing the unit, and settles the check by committing; a
+   * revoked token rejects the unit with the 401 and writes nothing of it.
+   */
+  submit(items: WriteItem[], revocation?: RevocationCheck): Promise<ItemOutcome[]> {
     if (items.length === 0) return Promise.resolve([]);
     if (this.closed) return Promise.reject(new OverloadedError('The service is shutting down; retry against another instance', 503, 1));
     if (this.queuedWrites > 0 && this.queuedWrites + items.length > this.options.maxQueuedWrites) {
       return Promise.reject(new OverloadedError(`The service is overloaded: ${this.queuedWrites} writes are queued; retry later`, 429, this.retryAfter()));
     }
     return new Promise<ItemOutcome[]>((resolve, reject) => {
-      this.queue.push({ items, urns: new Set(items.map((i) => i.urn)), enqueuedAt: Date.now(), resolve, reject });
+      const check = revocation && !revocation.settled ? revocation : null;
+      this.queue.push({ items, revocation: check, urns: new Set(items.map((i) => i.urn)), enqueuedAt: Date.now(), resolve, reject });
       this.queuedWrites += items.length;
       this.pump();
     });
@@ -199,7 +208,11 @@ export class GroupWriter {
     const writes = group.reduce((n, u) => n + u.items.length, 0);
     try {
       const outcomes = await this.commit(group, committed);
-      outcomes.forEach((o, i) => (o instanceof Error || !Array.isArray(o) ? group[i].reject(o) : group[i].resolve(o)));
+      outcomes.forEach((o, i) => {
+        if (o instanceof Error || !Array.isArray(o)) return group[i].reject(o);
+        group[i].revocation?.committed();
+        group[i].resolve(o);
+      });
       const seconds = Math.max((Date.now() - started) / 1000, 0.001);
       this.rate = 0.8 * this.rate + 0.2 * (writes / seconds) * this.options.concurrency;
     } catch (err) {
@@ -219,7 +232,13 @@ export class GroupWriter {
     const now = Date.now();
     // The oldest unit's remaining time bounds the transaction.
     const remaining = Math.max(1000, group[0].enqueuedAt + this.options.timeoutMs - now);
-    return this.commitGroup(group.map((u) => u.items), now, remaining, committed);
+    return this.commitGroup(
+      group.map((u) => u.items),
+      now,
+      remaining,
+      committed,
+      group.map((u) => u.revocation?.tokenId ?? null),
+    );
   }
 
   /** A transaction that ran out of time while Neo4j answered is overload, not an outage. */

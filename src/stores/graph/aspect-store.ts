@@ -129,6 +129,13 @@ function toStored(r: { get(key: string): unknown }, version: number): StoredAspe
   return fromRow(rowOf(r), version);
 }
 
+/** A write group rolled back because tokens its requests came with are revoked (`jtis`; empty: none is any more). */
+export class RevokedTokensError extends Error {
+  constructor(readonly jtis: string[]) {
+    super(`Access tokens revoked: ${jtis.join(', ')}`);
+  }
+}
+
 /** Versioned aspects, entities and projected edges in Neo4j. Statements live in cypher/aspects.cypher. */
 export class AspectStore {
   /**
@@ -161,18 +168,27 @@ export class AspectStore {
    * `outboxClaimUntil`: the lease the group's outbox entries are written with, 0 for none (a lease taken for this
    * process's indexer, which is handed the entries at commit: nobody claims them until it runs out).
    */
-  async writeGroup<A, T>(requests: LockParams, now: number, timeoutMs: number, planLocked: PlanLocked<A, T>, outboxClaimUntil = 0): Promise<GroupTransaction<T>> {
+  async writeGroup<A, T>(requests: LockParams, now: number, timeoutMs: number, planLocked: PlanLocked<A, T>, outboxClaimUntil = 0, tokens: string[] = []): Promise<GroupTransaction<T>> {
     // Every attempt's peers: an attempt whose commit failed may still have committed.
     const peers = new Map<string, Peer>();
     try {
-      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, planLocked, peers, outboxClaimUntil), timeoutMs);
+      const result = await this.neo4j.write('ingest.group', (tx) => this.applyGroup(tx, requests, now, planLocked, peers, outboxClaimUntil, tokens), timeoutMs);
       return { committed: true, result, peers: [...peers.values()] };
     } catch (error) {
       return { committed: false, error, peers: [...peers.values()] };
     }
   }
 
-  private async applyGroup<A, T>(tx: ManagedTransaction, requests: LockParams, now: number, planLocked: PlanLocked<A, T>, peers: Map<string, Peer> | null, outboxClaimUntil = 0): Promise<T> {
+  /** `tokens`: ids of the tokens the group's requests came with; one revoked rolls it back (RevokedTokensError). */
+  private async applyGroup<A, T>(
+    tx: ManagedTransaction,
+    requests: LockParams,
+    now: number,
+    planLocked: PlanLocked<A, T>,
+    peers: Map<string, Peer> | null,
+    outboxClaimUntil = 0,
+    tokens: string[] = [],
+  ): Promise<T> {
     const records = (await tx.run(this.statement('writes/lock'), { group: { entities: requests }, now, revFloor: revFloor(now) })).records;
     const locked = new Map<string, LockedEntity<A>>();
     for (const r of records) {
@@ -180,23 +196,33 @@ export class AspectStore {
     }
     const { plan, result } = planLocked(locked);
     // The whole plan in one statement: each statement costs Neo4j and the driver about as much again as a small write.
-    // It also reads the peer processes to tell, whenever the lock bumped a rev.
+    // It also reads the peer processes to tell, whenever the lock bumped a rev, and checks the tokens.
     const peersOf = peers ? (this.coherence?.peersOf() ?? null) : null;
     if (Object.values(plan).some((list) => list.length > 0) || (peersOf !== null && records.length > 0)) {
-      const applied = await tx.run(this.statement('writes/apply'), { plan: { ...plan, known: [], peersOf }, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil });
+      const applied = await tx.run(this.statement('writes/apply'), { plan: { ...plan, known: [], peersOf, tokens }, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil });
+      // With nothing known to be stale, only a revoked token makes `apply` write nothing.
+      if (applied.records.length === 0 && tokens.length > 0) throw new RevokedTokensError(await this.revokedAmong(tx, tokens));
       for (const p of (applied.records[0]?.get('peers') ?? []) as PeerRow[]) peers!.set(p.id, toPeer(p));
+    } else if (tokens.length > 0) {
+      const revoked = await this.revokedAmong(tx, tokens);
+      if (revoked.length > 0) throw new RevokedTokensError(revoked);
     }
     return result;
   }
 
+  private async revokedAmong(tx: ManagedTransaction, jtis: string[]): Promise<string[]> {
+    const result = await tx.run(this.statement('tokens/revokedAmong'), { jtis });
+    return result.records.map((r) => r.get('jti') as string);
+  }
+
   /**
    * A group planned from known states (`known`, every entity it writes) in one auto-commit statement: `writes/apply`
-   * locks them and writes only if none has changed since. Never throws.
+   * locks them and writes only if none has changed since and none of `tokens` is revoked. Never throws.
    */
-  async writeKnownGroup(known: KnownEntityLock[], plan: ApplyParams, now: number, timeoutMs: number, outboxClaimUntil = 0): Promise<KnownGroupTransaction> {
+  async writeKnownGroup(known: KnownEntityLock[], plan: ApplyParams, now: number, timeoutMs: number, outboxClaimUntil = 0, tokens: string[] = []): Promise<KnownGroupTransaction> {
     try {
       const peersOf = this.coherence?.peersOf() ?? null;
-      const records = await this.neo4j.query('ingest.known', 'writes/apply', { plan: { ...plan, known, peersOf }, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil }, { mode: 'WRITE', timeoutMs });
+      const records = await this.neo4j.query('ingest.known', 'writes/apply', { plan: { ...plan, known, peersOf, tokens }, now, ns: this.outboxNamespace, claimUntil: outboxClaimUntil }, { mode: 'WRITE', timeoutMs });
       if (records.length === 0) return { applied: false };
       return { applied: true, peers: (records[0].get('peers') as PeerRow[]).map(toPeer) };
     } catch (error) {
