@@ -82,9 +82,9 @@ export class IngestionService {
   }
 
   /** Legacy `entities?action=ingest`: one snapshot, all of its aspects in one transaction. */
-  async ingestSnapshot(entity: unknown, systemMetadataRaw: unknown, principal: Principal): Promise<string> {
+  async ingestSnapshot(entity: unknown, systemMetadataRaw: unknown, principal: Principal, revocation?: RevocationCheck): Promise<string> {
     const { urn, prepared } = this.prepare.snapshot(entity, systemMetadataRaw, principal, this.now());
-    await this.apply(prepared);
+    await this.apply(prepared, revocation);
     return urn;
   }
 

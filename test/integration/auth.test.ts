@@ -225,7 +225,7 @@ describe('access tokens', () => {
     const status = async (urn: string) => (await svc.call('GET', `/entitiesV2/${enc(urn)}?aspects=List(status)`)).body?.aspects?.status?.value ?? null;
     const ingest = (urn: string, removed: boolean, headers: Record<string, string>) => svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', { removed }), headers);
 
-    it('refuses a write token revoked after it wrote: an entity the service wrote before and a new one, single and batched, 401 and nothing written', async () => {
+    it('refuses a write token revoked after it wrote: an entity the service wrote before and a new one, single, batched and as a snapshot, 401 and nothing written', async () => {
       const { token: bot, claims } = await mintToken({ scopes: ['write'] });
       const known = datasetUrn();
       const fresh = datasetUrn();
@@ -241,6 +241,9 @@ describe('access tokens', () => {
       expect([newOne.status, newOne.body]).toEqual([401, refused]);
       const batch = await svc.call('POST', '/aspects?action=ingestProposalBatch', { proposals: [proposal(known, 'status', { removed: true }).proposal, proposal(fresh, 'status', { removed: true }).proposal] }, bearer(bot));
       expect([batch.status, batch.body]).toEqual([401, refused]);
+      const snapshot = { entity: { value: { 'com.linkedin.metadata.snapshot.DatasetSnapshot': { urn: known, aspects: [{ 'com.linkedin.common.Status': { removed: true } }] } } } };
+      const legacy = await svc.call('POST', '/entities?action=ingest', snapshot, bearer(bot));
+      expect([legacy.status, legacy.body]).toEqual([401, refused]);
       // Invalid input from a revoked token is refused as revoked too.
       const invalid = await svc.call('POST', '/aspects?action=ingestProposal', { proposal: { entityType: 'dataset', entityUrn: 'not-a-urn', changeType: 'UPSERT', aspectName: 'status' } }, bearer(bot));
       expect([invalid.status, invalid.body]).toEqual([401, refused]);
@@ -270,6 +273,9 @@ describe('access tokens', () => {
         for (const removed of [false, true, false]) expect((await ingest(urn, removed, headers)).status).toBe(200);
         const batch = await svc.call('POST', '/aspects?action=ingestProposalBatch', { proposals: [proposal(urn, 'status', { removed: true }).proposal] }, headers);
         expect(batch.status).toBe(200);
+        const snapshot = { entity: { value: { 'com.linkedin.metadata.snapshot.DatasetSnapshot': { urn, aspects: [{ 'com.linkedin.common.Status': { removed: false } }] } } } };
+        expect((await svc.call('POST', '/entities?action=ingest', snapshot, headers)).status).toBe(200);
+        expect(await status(urn)).toEqual({ removed: false });
         expect(lookups).not.toHaveBeenCalled();
         const remove = await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, 'status', null, 'DELETE'), headers);
         expect(remove.status).toBe(200);

@@ -87,8 +87,9 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
         request: { entity: { value: { 'com.linkedin.metadata.snapshot.TagSnapshot': { urn: 'urn:li:tag:pii', aspects: [{ 'com.linkedin.tag.TagProperties': { name: 'pii', description: 'Personal data' } }] } } } },
         response: {},
       },
-      handle: async ({ body, principal }) => {
-        await ingestion.ingestSnapshot(body.entity, body.systemMetadata, principal);
+      revocationInWrite: true,
+      handle: async ({ body, principal, revocation }) => {
+        await ingestion.ingestSnapshot(body.entity, body.systemMetadata, principal, revocation);
         return {};
       },
     },
