@@ -110,3 +110,75 @@ describe('lineage store: the page read within the hops', () => {
     expect(statements).toEqual(['hop']);
   });
 });
+
+/**
+ * Hop statements leave out the lineage relationship types that have no edges in the database (counted at start, from
+ * Neo4j's count store): a catalog whose lineage is all dataset to dataset walks one typed expansion per hop, not a UNION
+ * of both sides. The walk's first statement tells when a left-out type has edges now; the store counts again and walks
+ * again, so a type's first edge is walked from the next walk on.
+ */
+describe('lineage store: relationship types without edges left out', () => {
+  let svc: TestService;
+  let executor: Neo4jExecutor;
+  let store: LineageStore;
+  const texts: string[] = [];
+  const id = uniqueId('lpt');
+  // A type of this test's own, stored along the downstream direction (as Produces is): no other test has its edges.
+  const along = `TestAlong_${id}`;
+  const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}.${name},PROD)`;
+
+  async function propose(name: string, aspectName: string, value: unknown) {
+    const res = await svc.call('POST', '/aspects?action=ingestProposal', {
+      proposal: { entityType: 'dataset', entityUrn: ds(name), changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } },
+    });
+    expect(res.status).toBe(200);
+  }
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    // hub ← a, b (DownstreamOf, written by the service); c exists with no lineage yet.
+    for (const name of ['a', 'b']) await propose(name, 'upstreamLineage', { upstreams: [{ dataset: ds('hub'), type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } }] });
+    await propose('c', 'datasetProperties', { description: 'c' });
+    executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
+    const recording = Object.create(executor) as Neo4jExecutor;
+    const recorded = (tx: ManagedTransaction) => ({ run: (text: string, params: Record<string, unknown>) => (texts.push(text), tx.run(text, params)) }) as unknown as ManagedTransaction;
+    recording.read = (caller, work, deadline) => executor.read(caller, (tx) => work(recorded(tx)), deadline);
+    recording.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(recorded(tx)), deadline);
+    store = new LineageStore(recording, new Map([['DownstreamOf', { isUpstream: true }], [along, { isUpstream: false }]]), 'li');
+    await store.prepare();
+  }, 120_000);
+
+  afterAll(async () => {
+    await executor?.close();
+    await svc?.close();
+  });
+
+  const downstream = async () => {
+    texts.length = 0;
+    const page = await store.traverse({
+      urn: ds('hub'), direction: 'DOWNSTREAM', columns: false, maxHops: 2, fanOut: 1000, visitCap: 10_000,
+      groups: [{ degrees: null, types: null, platforms: null, includeRemoved: true }], start: 0, count: 10, aspects: [], deadlineMs: 10_000,
+    });
+    return page.rows.map((r) => r.urn);
+  };
+  const kinds = () => texts.map((t) => (t.startsWith('UNWIND range') ? (t.includes('UNION') ? 'hop, both sides' : 'hop, one side') : t.includes('AS present') ? 'count types' : 'other'));
+
+  test('a type with no edges is left out: one typed expansion per hop', async () => {
+    expect(await downstream()).toEqual([ds('a'), ds('b')]);
+    expect(kinds()).toEqual(['hop, one side', 'hop, one side']);
+  });
+
+  test("a left-out type's first edge is walked from the next walk on; the store counts the types again", async () => {
+    const driver = (await import('neo4j-driver')).default.driver(process.env.TEST_NEO4J_URI!);
+    try {
+      await driver.executeQuery(`MATCH (h:Entity {urn: $hub}), (c:Entity {urn: $c}) CREATE (h)-[:${along}]->(c)`, { hub: ds('hub'), c: ds('c') }, { database: 'neo4j' });
+    } finally {
+      await driver.close();
+    }
+    expect(await downstream()).toEqual([ds('a'), ds('b'), ds('c')]);
+    // The first walk's first statement found the type stale: counted again, then walked with both sides.
+    expect(kinds()).toEqual(['hop, one side', 'count types', 'hop, both sides', 'hop, both sides']);
+    expect(await downstream()).toEqual([ds('a'), ds('b'), ds('c')]);
+    expect(kinds()).toEqual(['hop, both sides', 'hop, both sides']);
+  });
+});

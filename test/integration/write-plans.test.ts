@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger';
 import { CypherLibrary } from '../../src/stores/graph/cypher';
 import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 import type { StatementName } from '../../src/stores/graph/statements.generated';
-import { FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN } from '../../src/stores/graph/lineage-store';
+import { expansion, FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN } from '../../src/stores/graph/lineage-store';
 import { uniqueId } from '../support/service';
 
 /** A statement without its own `CYPHER replan=…` option, which would conflict with the test's replan=force. */
@@ -125,6 +125,11 @@ describe('plans made on an empty database', () => {
       .replaceAll('{{inTypes}}', 'DownstreamOf|Consumes')
       .replaceAll('{{fwd}}', 'Produces')
       .replaceAll('{{back}}', 'DownstreamOf|Consumes')
+      .replace('{{expand}}', expansion(['Produces'], ['DownstreamOf', 'Consumes']))
+      .replace('{{absentCounts}}', 'CALL () { MATCH ()-[r:UsedBy]->() RETURN count(r) AS absent0 }')
+      .replace('{{absentFound}}', 'absent0 > 0')
+      .replace('{{counts}}', 'CALL () { MATCH ()-[r:Produces]->() RETURN count(r) AS c0 }\nCALL () { MATCH ()-[r:DownstreamOf]->() RETURN count(r) AS c1 }')
+      .replace('{{present}}', 'c0 > 0, c1 > 0')
       .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)')
       .replaceAll('{{removed}}', 'coalesce(b.removed, false)')
       .replaceAll('{{frontier}}', FRONTIER_BY_ELEMENT_ID);
@@ -152,20 +157,31 @@ describe('plans made on an empty database', () => {
 
   // Last: it writes to the database the tests above plan on.
   it('lineage/hop seeks its start by urn, later frontiers by element id, and expands from them, whether the catalog is empty or holds a few entities', async () => {
-    // The hop is a template (LineageStore fills in the edge types stored along and against the walk): one mixed instance.
-    const hop = cypher.get('lineage/hop').replaceAll('{{back}}', 'DownstreamOf|Consumes').replaceAll('{{fwd}}', 'Produces').replaceAll('{{removed}}', 'coalesce(b.removed, false)');
-    const explain = async (frontier: string) =>
-      details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${hop.replace('{{frontier}}', frontier)}`, {}, { database: 'neo4j' })).summary.plan as never);
+    // The hop is a template (LineageStore fills in the edge types stored along and against the walk, and expands only
+    // the sides with edges): a mixed instance, and one with a single side.
+    const explain = async (frontier: string, forward: string[], back: string[]) => {
+      const hop = cypher
+        .get('lineage/hop')
+        .replace('{{expand}}', expansion(forward, back))
+        .replace('{{absentCounts}}', 'CALL () { MATCH ()-[r:UsedBy]->() RETURN count(r) AS absent0 }')
+        .replace('{{absentFound}}', 'absent0 > 0')
+        .replaceAll('{{back}}', back.join('|') || 'NoSuchType')
+        .replaceAll('{{fwd}}', forward.join('|') || 'NoSuchType')
+        .replaceAll('{{removed}}', 'coalesce(b.removed, false)');
+      return details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${hop.replace('{{frontier}}', frontier)}`, {}, { database: 'neo4j' })).summary.plan as never);
+    };
     const check = async () => {
-      const [start, later] = [await explain(FRONTIER_BY_URN), await explain(FRONTIER_BY_ELEMENT_ID)];
-      for (const steps of [start, later]) {
-        expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
-        // Both edge directions are walked out of the frontier node a, never into it from a neighbour found first.
-        expect(steps.filter((s) => s.startsWith('Expand(All)') && /\(a\)/.test(s))).toHaveLength(2);
+      for (const [forward, back, sides] of [[['Produces'], ['DownstreamOf', 'Consumes'], 2], [[], ['DownstreamOf'], 1]] as const) {
+        const [start, later] = [await explain(FRONTIER_BY_URN, [...forward], [...back]), await explain(FRONTIER_BY_ELEMENT_ID, [...forward], [...back])];
+        for (const steps of [start, later]) {
+          expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
+          // Each edge direction walked is walked out of the frontier node a, never into it from a neighbour found first.
+          expect(steps.filter((s) => s.startsWith('Expand(All)') && /\(a\)/.test(s))).toHaveLength(sides);
+        }
+        expect(start.some((s) => /^NodeUniqueIndexSeek\S* UNIQUE a:Entity\(urn\)/.test(s))).toBe(true);
+        expect(later.some((s) => /^NodeByElementIdSeek\S* a WHERE elementId\(a\)/.test(s))).toBe(true);
+        expect(later.some((s) => /IndexSeek\S* .*a:Entity\(urn\)/.test(s))).toBe(false);
       }
-      expect(start.some((s) => /^NodeUniqueIndexSeek\S* UNIQUE a:Entity\(urn\)/.test(s))).toBe(true);
-      expect(later.some((s) => /^NodeByElementIdSeek\S* a WHERE elementId\(a\)/.test(s))).toBe(true);
-      expect(later.some((s) => /IndexSeek\S* .*a:Entity\(urn\)/.test(s))).toBe(false);
     };
     await check();
     await driver.executeQuery(

@@ -103,6 +103,13 @@ export class LineageStore {
   private readonly texts = new Map<LineageDirection, { start: string; hop: string; finish: string }>();
   /** Whether hops may read the node's flag; until then they read each node's status aspect. */
   private flagComplete = false;
+  /**
+   * The lineage relationship types that had edges when last counted (null: every type, as before the first count).
+   * The others are left out of the hop statements, which tell when one of them has edges now (`stale`).
+   */
+  private present: ReadonlySet<string> | null = null;
+  /** A count running, shared by the walks that found the present types stale meanwhile. */
+  private counting: Promise<void> | null = null;
 
   /** How a schemaField's urn starts: hops tell column nodes from the others by it. */
   private readonly schemaFieldPrefix: string;
@@ -121,18 +128,26 @@ export class LineageStore {
     let texts = this.texts.get(direction);
     if (!texts) {
       const all = [...this.edges.keys()];
+      const present = this.present;
+      const walked = present === null ? all : all.filter((t) => present.has(t));
       // Walking downstream follows isUpstream=false edges along their direction and isUpstream=true ones against it.
-      const forward = all.filter((t) => this.edges.get(t)!.isUpstream === (direction === 'UPSTREAM'));
-      const back = all.filter((t) => !forward.includes(t));
+      const forward = walked.filter((t) => this.edges.get(t)!.isUpstream === (direction === 'UPSTREAM'));
+      const back = walked.filter((t) => !forward.includes(t));
+      const absent = all.filter((t) => !walked.includes(t));
       const fill = (text: string) =>
         text
+          .replace('{{expand}}', expansion(forward, back))
           .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
           .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)
           .replaceAll('{{removed}}', this.flagComplete ? FLAG_READ : STATUS_READ);
       const hop = fill(this.neo4j.cypher.get('lineage/hop'));
+      // Only a walk's first statement asks whether a left-out type has edges now (see traverse).
+      const asked = edgeCounts(absent, 'absent');
+      const askedNot = { counts: '', found: 'false' };
+      const guarded = (text: string, { counts, found }: { counts: string; found: string }) => text.replace('{{absentCounts}}', counts).replace('{{absentFound}}', found);
       texts = {
-        start: hop.replace('{{frontier}}', FRONTIER_BY_URN),
-        hop: hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID),
+        start: guarded(hop.replace('{{frontier}}', FRONTIER_BY_URN), asked),
+        hop: guarded(hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot),
         finish: fill(this.neo4j.cypher.get('lineage/finish')),
       };
       this.texts.set(direction, texts);
@@ -148,6 +163,26 @@ export class LineageStore {
     const creates = [...this.edges.keys()].map((type) => `CREATE (probe)-[:${type}]->(probe)`).join('\n');
     await this.neo4j.rehearse('lineage.prepare', (tx) => tx.run(this.neo4j.cypher.get('lineage/knowTypes').replaceAll('{{creates}}', creates)));
     this.flagComplete = (await this.neo4j.query('lineage.migration', 'migrations/done', { name: SOFT_DELETE_FLAG_MIGRATION })).length > 0;
+    await this.countPresentTypes();
+  }
+
+  /** Which lineage relationship types have edges now (one statement, count-store reads); the hop statements follow. */
+  private countPresentTypes(): Promise<void> {
+    this.counting ??= (async () => {
+      try {
+        const types = [...this.edges.keys()];
+        const text = this.neo4j.cypher
+          .get('lineage/typesPresent')
+          .replace('{{counts}}', edgeCounts(types, 'c').counts)
+          .replace('{{present}}', types.map((_, k) => `c${k} > 0`).join(', '));
+        const present = await this.neo4j.read('lineage.types', async (tx) => (await tx.run(text)).records[0].get('present') as boolean[]);
+        this.present = new Set(types.filter((_, i) => present[i]));
+        this.texts.clear();
+      } finally {
+        this.counting = null;
+      }
+    })();
+    return this.counting;
   }
 
   /**
@@ -173,8 +208,22 @@ export class LineageStore {
 
   async traverse(q: LineageQuery): Promise<LineagePage> {
     if (!Number.isInteger(q.maxHops) || q.maxHops < 1 || q.maxHops > 100) throw new Error(`maxHops must be an integer in 1..100, got ${q.maxHops}`);
-    const { start, hop, finish } = this.statements(q.direction);
     const deadline = Date.now() + q.deadlineMs;
+    // A walk whose first statement finds edges of a type its statements left out counts the types again and walks again;
+    // should that keep happening (types appearing while it counts), it walks every type.
+    for (let attempt = 1; ; attempt++) {
+      const page = await this.traverseOnce(q, deadline);
+      if (page !== STALE_TYPES) return page;
+      if (attempt < 3) await this.countPresentTypes();
+      else {
+        this.present = null;
+        this.texts.clear();
+      }
+    }
+  }
+
+  private async traverseOnce(q: LineageQuery, deadline: number): Promise<LineagePage | typeof STALE_TYPES> {
+    const { start, hop, finish } = this.statements(q.direction);
     const missed = () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`);
     // A walk of one hop seeks its start by urn and reads nothing that lives in a transaction (element ids): its
     // statements run as auto-commit reads, a round trip and BEGIN's and COMMIT's socket writes fewer.
@@ -184,6 +233,7 @@ export class LineageStore {
       async (tx) => {
         /** Asked in the last hop: whether lineage leads on from a node first reached there; null when not asked. */
         let leadsOnAtBound: boolean | null = null;
+        let stale = false;
         const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
@@ -208,6 +258,11 @@ export class LineageStore {
           };
           // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
+          // Checked in the walk's first statement: a type with edges before the walk began is never left out of it.
+          if (degree === 1 && records[0].get('stale') === true) {
+            stale = true;
+            return [];
+          }
           if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
           const pageAspects = new Map(records[0].get('page') as [string, StoredAspect[]][]);
           const rows: Reached[] = [];
@@ -218,6 +273,7 @@ export class LineageStore {
           }
           return rows;
         });
+        if (stale) return STALE_TYPES;
         const last = reached.filter((v) => v.degree === q.maxHops);
         const cut = {
           visitCap: visitCut,
@@ -282,6 +338,33 @@ export class LineageStore {
     }
     return { reached, visitCut: false };
   }
+}
+
+/** A walk's answer when its first statement found edges of a type its statements had left out. */
+const STALE_TYPES = Symbol('stale lineage types');
+
+/**
+ * Reads of Neo4j's count store, one subquery per relationship type (variables `<prefix><k>`), and whether any of them
+ * counted an edge (`false` when there are no types).
+ */
+function edgeCounts(types: string[], prefix: string): { counts: string; found: string } {
+  return {
+    counts: types.map((t, k) => `CALL () { MATCH ()-[r:${t}]->() RETURN count(r) AS ${prefix}${k} }`).join('\n'),
+    found: types.length > 0 ? `${types.map((_, k) => `${prefix}${k}`).join(' + ')} > 0` : 'false',
+  };
+}
+
+/**
+ * How a hop finds its neighbours (cypher/lineage.cypher hop `{{expand}}`): one typed expansion per side with edges in
+ * the database, a UNION ALL subquery only when both have.
+ */
+export function expansion(forward: string[], back: string[]): string {
+  const along = `MATCH (a)-[:${forward.join('|')}]->(b:Entity)\n  RETURN b`;
+  const against = `MATCH (a)<-[:${back.length > 0 ? back.join('|') : NO_TYPE}]-(b:Entity)\n  RETURN b`;
+  // In a subquery either way: the expansion is planned from the frontier node, whatever the statistics (a plain MATCH
+  // was once planned from an index scan of the entities on a database of a few).
+  const sides = forward.length === 0 ? [against] : back.length === 0 ? [along] : [along, against];
+  return `CALL (a) {\n  ${sides.join('\n  UNION ALL\n  ')}\n}`;
 }
 
 /** A page row: the node with its path back to the start. */

@@ -24,6 +24,7 @@ export type StatementName =
   | 'lineage/hop'
   | 'lineage/knowTypes'
   | 'lineage/markSoftDeletedPage'
+  | 'lineage/typesPresent'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
   | 'listing/listUrns'
