@@ -26,7 +26,7 @@
 // have ended), and a walk of more than one hop is one read transaction (one of one hop seeks only its start, by urn).
 // {{expand}} (filled in by the store) finds the neighbours in a subquery from a: a single typed expansion when the
 // edges of only one side are in the database (a catalog whose lineage is all dataset to dataset), else one per side in
-// a UNION ALL, which cost a hop from a hub (1,489 frontier nodes) a fifth of its time even when one side found
+// a UNION ALL, which cost a hop from a hub (1,489 frontier nodes) 8-20 % of its time even when one side found
 // nothing. `stale` (in a walk's first statement only, else false: {{absentCounts}} reads Neo4j's count store once per
 // lineage type left out as having no edges, {{absentFound}} adds them up) tells the store a left-out type has edges
 // now; it then counts again and walks again. A count is a subquery of its own: a COUNT { } expression was planned as a
