@@ -48,7 +48,10 @@ describe('lineage store: the page read within the hops', () => {
     counting.read = (caller, work, deadline) => executor.read(caller, (tx) => work(counted('in a transaction', tx)), deadline);
     counting.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(counted('auto-commit', tx)), deadline);
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
-    store = new LineageStore(counting, registry.lineageRelationships(), registry.urnNamespace);
+    // The one lineage type this test writes: a type left out at prepare whose first edge another test file wrote
+    // meanwhile would have a walk count the types and walk again (statements these tests count).
+    const written = new Map([...registry.lineageRelationships()].filter(([type]) => type === 'DownstreamOf'));
+    store = new LineageStore(counting, written, registry.urnNamespace);
     await store.prepare();
   }, 120_000);
 
