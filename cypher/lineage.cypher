@@ -35,16 +35,19 @@ UNWIND range(0, size($frontier) - 1) AS i
 {{frontier}}
 {{expand}}
 WITH b, min(i) AS parent
+// The urn is read once, into a variable: read as b.urn in each collect below, it was read again for the page's
+// candidates (1,489 property reads on a hub's hop; the page cost the hop 1.9-2.9 ms instead of 1.1-1.6).
+WITH b, b.urn AS urn, parent
 // By the urn (read for the answer anyway), not the type property: one property read less per node.
-WHERE (b.urn STARTS WITH $schemaFieldPrefix) = $columns
+WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns
 // {{removed}}: the entity node's soft-delete flag (kept by the write path), or, until the flag is filled in for entities
 // written before it was kept (markSoftDeletedPage), the status aspect read for each node.
-WITH b, parent,
+WITH b, urn, parent,
      CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
      {{removed}} AS removed
-WITH collect([b.urn, parent, onward, removed, CASE WHEN $lastHop THEN null ELSE elementId(b) END]) AS found,
-     collect(CASE WHEN $pageTake > 0 AND NOT b.urn IN $visited THEN [b.urn, b] END) AS candidates,
-     collect(CASE WHEN $bound AND onward IS NULL AND NOT b.urn IN $visited THEN b END) AS unasked
+WITH collect([urn, parent, onward, removed, CASE WHEN $lastHop THEN null ELSE elementId(b) END]) AS found,
+     collect(CASE WHEN $pageTake > 0 AND NOT urn IN $visited THEN [urn, b] END) AS candidates,
+     collect(CASE WHEN $bound AND onward IS NULL AND NOT urn IN $visited THEN b END) AS unasked
 // Sorted by the urn the rows already hold: sorted by their urn property, the nodes' urns were read again, and a hub's
 // page (1,489 neighbours) cost the hop 3.5 ms more instead of 2.4.
 CALL (candidates) {

@@ -2,6 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { execute, type ExecutionArgs, getOperationAST, GraphQLError, type ExecutionResult, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import type { Context, Middleware } from 'koa';
+import { createRequire } from 'node:module';
 import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import { requireScope, type Authenticator, type Principal } from '../auth';
@@ -148,6 +149,22 @@ const mutationsNeedWrite: Plugin<GraphqlContext> = {
 };
 
 /**
+ * graphql-js coerces every field's arguments before resolving it, and for a field that takes none still builds two
+ * null-prototype objects (dictionary-mode objects in V8) to answer a plain empty copy of one: the SDK's lineage query
+ * resolves ~2,000 such fields for a page of 100, and executing it took 1.45-1.95 ms in-process before, 1.04-1.06 after.
+ * A field without arguments now gets that plain empty object at once (validation has refused any argument sent to it).
+ * Patched in the copy of graphql-js the service executes with: the one `graphql` resolves to.
+ */
+export function plainArgumentsForArgumentlessFields(): void {
+  type Coercion = (def: { args: readonly unknown[] }, node: unknown, variables: unknown) => Record<string, unknown>;
+  const values = createRequire(require.resolve('graphql'))('./execution/values.js') as { getArgumentValues: Coercion & { __argumentlessPatched?: true } };
+  if (values.getArgumentValues.__argumentlessPatched) return;
+  const coerce = values.getArgumentValues;
+  const patched: Coercion = (def, node, variables) => (def.args.length === 0 ? {} : coerce(def, node, variables));
+  values.getArgumentValues = Object.assign(patched, { __argumentlessPatched: true as const });
+}
+
+/**
  * Queries and mutations run on graphql-js's own `execute` rather than Yoga's (@graphql-tools/executor, built for
  * incremental delivery, which nothing here serves): answering the SDK's lineage query for a page of 100 from a hub took
  * ~1.7 ms less per request and ~7 % less of the service's CPU (medians of 8 alternating runs). A result without data is
@@ -244,12 +261,42 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
   return new fetchAPI.Request(url, { method: 'POST', headers, body });
 }
 
-export interface GraphqlDependencies extends SearchGraphqlDependencies {
+/** What the schema's resolvers call. */
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies {
   deprecation: DeprecationService;
   lineage: LineageService;
+}
+
+export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   auth: Authenticator;
   bodyLimitBytes: number;
   logger: Logger;
+}
+
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation). */
+export function graphqlSchema(deps: GraphqlSchemaDependencies) {
+  const lineage = lineageResolvers(deps.lineage);
+  return createSchema<GraphqlContext>({
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names)],
+    // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
+    resolvers: [
+      {
+        Long,
+        ...lineage,
+        Query: {
+          dataset: (_: unknown, args: { urn: string }) => deps.deprecation.dataset(args.urn),
+          ...lineage.Query,
+        },
+        Mutation: {
+          updateDeprecation: (_: unknown, args: { input: { urn: string } & DeprecationChange }, ctx: GraphqlContext) =>
+            deps.deprecation.updateDeprecation(args.input, ctx.principal),
+          batchUpdateDeprecation: (_: unknown, args: { input: DeprecationChange & { resources: ResourceRef[] } }, ctx: GraphqlContext) =>
+            deps.deprecation.batchUpdateDeprecation(args.input, ctx.principal),
+        },
+      },
+      searchResolvers(deps),
+    ],
+  });
 }
 
 /**
@@ -259,30 +306,10 @@ export interface GraphqlDependencies extends SearchGraphqlDependencies {
  */
 export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
   const log = deps.logger.child({ component: 'graphql' });
-  const lineage = lineageResolvers(deps.lineage);
+  plainArgumentsForArgumentlessFields();
   const yoga = createYoga<GraphqlContext>({
     graphqlEndpoint: '/api{/v2}?/graphql',
-    schema: createSchema<GraphqlContext>({
-      typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names)],
-      // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
-      resolvers: [
-        {
-          Long,
-          ...lineage,
-          Query: {
-            dataset: (_: unknown, args: { urn: string }) => deps.deprecation.dataset(args.urn),
-            ...lineage.Query,
-          },
-          Mutation: {
-            updateDeprecation: (_: unknown, args: { input: { urn: string } & DeprecationChange }, ctx: GraphqlContext) =>
-              deps.deprecation.updateDeprecation(args.input, ctx.principal),
-            batchUpdateDeprecation: (_: unknown, args: { input: DeprecationChange & { resources: ResourceRef[] } }, ctx: GraphqlContext) =>
-              deps.deprecation.batchUpdateDeprecation(args.input, ctx.principal),
-          },
-        },
-        searchResolvers(deps),
-      ],
-    }),
+    schema: graphqlSchema(deps),
     graphiql: false,
     landingPage: false,
     // Same policy as every other endpoint: no CORS headers.

@@ -321,12 +321,15 @@ export class LineageStore {
     for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
       const rows = await hop(frontier, degree, visited);
       // Urn order within a degree orders the next frontier (a node's parent is the first of its parents in it), the
-      // nodes kept under the cap and the answer. A last hop that the cap does not cut and that comes after the page
-      // needs none: from a hub, sorting it took a fifth of the walk's own (JavaScript) time.
+      // nodes kept under the cap and the answer. A last hop that the cap does not cut needs only the rows still to go on
+      // the page in order, and none after the page: from a hub, sorting it took a fifth of the walk's own (JavaScript)
+      // time, and selecting a page of 100 of its 1,489 neighbours takes 0.4 ms where sorting them took 1.1.
       const cut = reached.length + rows.length > q.visitCap;
-      if (degree < q.maxHops || cut || matched < pageEnd) rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+      let ordered = rows;
+      if (degree < q.maxHops || cut) rows.sort(byUrn);
+      else if (matched < pageEnd) ordered = smallestFirst(rows, pageEnd - matched, (v) => !visited.has(v.urn) && q.groups.some((g) => matches(g, v)));
       const next: Reached[] = [];
-      for (const node of rows) {
+      for (const node of ordered) {
         if (visited.has(node.urn)) continue;
         if (reached.length === q.visitCap) return { reached, visitCut: true };
         visited.add(node.urn);
@@ -368,6 +371,59 @@ export function expansion(forward: string[], back: string[]): string {
 }
 
 /** A page row: the node with its path back to the start. */
+function byUrn(a: { urn: string }, b: { urn: string }): number {
+  return a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0;
+}
+
+/**
+ * `rows` reordered so that the `count` rows with the smallest urns among those `kept` come first, in urn order; every
+ * other row follows, in no particular order. A bounded max-heap: each row is compared with the largest kept so far,
+ * and only the few smaller ones are sifted in (n + k·log k·log(n/k) comparisons instead of a sort's n·log n).
+ */
+export function smallestFirst<T extends { urn: string }>(rows: T[], count: number, kept: (row: T) => boolean): T[] {
+  if (count <= 0) return rows;
+  const heap: T[] = [];
+  const rest: T[] = [];
+  for (const r of rows) {
+    if (!kept(r)) rest.push(r);
+    else if (heap.length < count) siftUp(heap, heap.push(r) - 1);
+    else if (r.urn < heap[0].urn) {
+      rest.push(heap[0]);
+      heap[0] = r;
+      siftDown(heap, 0);
+    } else rest.push(r);
+  }
+  heap.sort(byUrn);
+  for (const r of rest) heap.push(r);
+  return heap;
+}
+
+/** Max-heap by urn: the entry at i moves up past smaller parents. */
+function siftUp<T extends { urn: string }>(heap: T[], i: number): void {
+  const x = heap[i];
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent].urn >= x.urn) break;
+    heap[i] = heap[parent];
+    i = parent;
+  }
+  heap[i] = x;
+}
+
+/** Max-heap by urn: the entry at i moves down past larger children. */
+function siftDown<T extends { urn: string }>(heap: T[], i: number): void {
+  const x = heap[i];
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= heap.length) break;
+    if (child + 1 < heap.length && heap[child + 1].urn > heap[child].urn) child++;
+    if (heap[child].urn <= x.urn) break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = x;
+}
+
 function row(v: Reached, startUrn: string, aspects: Map<string, Record<string, unknown>>): LineageRow {
   const path: { urn: string; type: string }[] = [];
   for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: entityTypeOf(at.urn) });
