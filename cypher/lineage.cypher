@@ -18,7 +18,7 @@
 // reached here (not in $visited) whose onward edges were not counted: the maxHops cut, known without a statement after
 // the last hop; it stops at the first such node. Rows of 48 neighbours each: the JavaScript driver decodes a record per
 // node slowly, and a single record spanning many Bolt chunks slower still (10,000 neighbours: one record 33 ms of client
-// CPU, a record per node 26–29 ms, rows of 48 14–16 ms). Every row repeats leadsOn and stale; there is always one.
+// CPU, a record per node 26–29 ms, rows of 48 14–16 ms). Every row repeats leadsOn, stale and revoked; there is always one.
 // Neighbours already visited come back too (the caller skips them): sending the visited set would cost more.
 // {{frontier}} (filled in by the store) finds the frontier: the start by its urn, later frontiers by the element ids the
 // hop before returned, a record read instead of a descent of the urn index each. Element ids hold within one transaction
@@ -31,6 +31,8 @@
 // lineage type left out as having no edges, {{absentFound}} adds them up) tells the store a left-out type has edges
 // now; it then counts again and walks again. A count is a subquery of its own: a COUNT { } expression was planned as a
 // scan of the type's edges on an empty database, and such a plan is kept until the statistics diverge.
+// `revoked` ({{tokensRevoked}}, in a walk's first statement only, else false): whether a token of $tokens (the caller's)
+// is revoked, so a read that checks its token here makes no lookup of its own (a round trip and a transaction fewer).
 UNWIND range(0, size($frontier) - 1) AS i
 {{frontier}}
 {{expand}}
@@ -59,9 +61,9 @@ CALL (candidates) {
 WITH found, page,
      CASE WHEN $bound THEN any(n IN unasked WHERE (n)<-[:{{back}}]-() OR (n)-[:{{fwd}}]->()) END AS leadsOn
 {{absentCounts}}
-WITH found, page, leadsOn, {{absentFound}} AS stale
+WITH found, page, leadsOn, {{absentFound}} AS stale, {{tokensRevoked}} AS revoked
 UNWIND range(0, CASE WHEN size(found) = 0 THEN 0 ELSE size(found) - 1 END, 48) AS k
-RETURN found[k..k + 48] AS found, CASE WHEN k = 0 THEN page END AS page, leadsOn, stale
+RETURN found[k..k + 48] AS found, CASE WHEN k = 0 THEN page END AS page, leadsOn, stale, revoked
 
 // @name finish
 // Whether lineage leads on from any of $last (nodes at the hop bound: the maxHops cut), and the page's entities

@@ -53,9 +53,10 @@ export interface Authenticator {
    */
   authorizeRead(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<{ principal: Principal; confirmed: Promise<void> }>;
   /**
-   * `authorize` for a call whose writes may check the token's revocation in their own transaction: the principal once
-   * the token is verified, and the revocation check, not yet made. The caller confirms it before any other change, or
-   * hands it to the write path (GroupWriter.submit), and confirms it before answering unless a commit settled it.
+   * `authorize` for a call whose statements may check the token's revocation themselves (writes in their transaction,
+   * a lineage walk in its first statement): the principal once the token is verified, and the revocation check, not yet
+   * made. The caller confirms it before any other change, or hands it to the write path (GroupWriter.submit) or the walk
+   * (LineageRequest.revocation), and confirms it before answering unless a commit or the walk settled it.
    */
   authorizeWrite(ctx: Context, scope: Scope | 'none', options?: AuthorizeOptions): Promise<{ principal: Principal; revocation: RevocationCheck }>;
 }

@@ -1,14 +1,16 @@
 import { UnauthorizedError } from '../model/errors';
 
 /**
- * Whether a request's token has been revoked, settled once: by a lookup of its own (`confirm`), or by the write
- * transaction that committed the request's writes, which read the revocations itself before writing (`committed`).
- * A request that changes nothing but through such a transaction needs no lookup of its own: the transaction's check is
- * later than one made on arrival, and costs a seek in a statement it runs anyway instead of a transaction of its own.
+ * Whether a request's token has been revoked, settled once: by a lookup of its own (`confirm`), by the write
+ * transaction that committed the request's writes, which read the revocations itself before writing (`committed`), or
+ * by a read's statement that read them beside what it read (`checkedByRead`: a lineage walk's first statement).
+ * A request that changes nothing but through such a transaction, or reads only through such a statement, needs no
+ * lookup of its own: the statement's check is later than one made on arrival, and costs a seek in a statement it runs
+ * anyway instead of a transaction of its own.
  */
 export class RevocationCheck {
   private lookup: Promise<void> | null = null;
-  private settledByCommit = false;
+  private settledByStatement = false;
 
   /** `tokenId` null: no token was presented, so nothing is to be checked. */
   constructor(
@@ -18,7 +20,7 @@ export class RevocationCheck {
 
   /** Known not revoked (or no token): nothing is left to check. */
   get settled(): boolean {
-    return this.tokenId === null || this.settledByCommit;
+    return this.tokenId === null || this.settledByStatement;
   }
 
   /** Looks the token up (once; later calls share the answer): rejects with the 401 when it has been revoked. */
@@ -33,7 +35,19 @@ export class RevocationCheck {
 
   /** A transaction that checked the token among the revocations has committed the request's writes. */
   committed(): void {
-    this.settledByCommit = true;
+    this.settledByStatement = true;
+  }
+
+  /** A read statement looked the token up among the revocations: settled, or refused from now on with the 401. */
+  checkedByRead(revoked: boolean): void {
+    const jti = this.tokenId;
+    if (jti === null) return;
+    if (!revoked) this.settledByStatement = true;
+    else if (!this.lookup) {
+      this.lookup = Promise.reject(revokedError(jti));
+      // Rejected for whoever confirms; not an unhandled rejection meanwhile.
+      this.lookup.catch(() => undefined);
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import type { RevocationCheck } from '../auth/revocation-check';
 import { dataPlatformInstance } from '../model/aspects';
 import { platformName, platformUrn, tryParseUrn } from '../model/urn';
 import { graphqlEntityType, modelEntityType, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
@@ -268,7 +269,7 @@ function shape(result: LineageResult) {
   }));
 }
 
-function toRequest(input: LineageInput, start: number) {
+function toRequest(input: LineageInput, start: number, revocation: RevocationCheck) {
   return {
     urn: input.urn,
     direction: input.direction,
@@ -281,6 +282,7 @@ function toRequest(input: LineageInput, start: number) {
     start,
     count: input.count ?? 10,
     asOfTime: input.asOfTime,
+    revocation,
   };
 }
 
@@ -291,8 +293,8 @@ export function lineageResolvers(lineage: LineageService) {
   };
   return {
     Query: {
-      scrollAcrossLineage: async (_: unknown, { input }: { input: LineageInput }) => {
-        const result = await lineage.lineage(toRequest(input, decodeScrollId(input.scrollId)));
+      scrollAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: { revocation: RevocationCheck }) => {
+        const result = await lineage.lineage(toRequest(input, decodeScrollId(input.scrollId), ctx.revocation));
         const end = result.start + result.count;
         return {
           nextScrollId: result.count > 0 && end < result.total ? encodeScrollId(end) : null,
@@ -303,8 +305,8 @@ export function lineageResolvers(lineage: LineageService) {
           truncatedBy: result.truncatedBy,
         };
       },
-      searchAcrossLineage: async (_: unknown, { input }: { input: LineageInput }) => {
-        const result = await lineage.lineage(toRequest(input, input.start ?? 0));
+      searchAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: { revocation: RevocationCheck }) => {
+        const result = await lineage.lineage(toRequest(input, input.start ?? 0, ctx.revocation));
         return { start: result.start, count: result.count, total: result.total, searchResults: shape(result), truncated: result.truncated, truncatedBy: result.truncatedBy };
       },
     },

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import { requireScope, type Authenticator, type Principal } from '../auth';
+import type { RevocationCheck } from '../auth/revocation-check';
 import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
 import type { LineageService } from '../services/lineage/lineage-service';
@@ -96,8 +97,12 @@ const Long = new GraphQLScalarType({
 /** What every resolver sees: the caller, and where the pre-execution scope check leaves its refusal. */
 export interface GraphqlContext {
   principal: Principal;
-  /** Settles once the caller's token is known not to be revoked: queries run meanwhile, mutations wait for it. */
-  confirmed: Promise<void>;
+  /**
+   * The caller's token's revocation check. A query of lineage alone lets its walks make it (in their first statement);
+   * any other operation looks the token up while it runs, and a mutation waits for the answer. Nothing is answered
+   * before the check is settled.
+   */
+  revocation: RevocationCheck;
   denial: { error: DomainError | null };
 }
 
@@ -121,7 +126,12 @@ function maskError(logger: Logger) {
     const located = error instanceof GraphQLError ? error : null;
     const original = located?.originalError ?? error;
     if (original instanceof DomainError) {
-      return new GraphQLError(original.message, { nodes: located?.nodes, source: located?.source, positions: located?.positions, path: located?.path, extensions: extensionsFor(original.status) });
+      if (original.status >= 500) logger.error({ err: original }, 'GraphQL resolver failed');
+      if (!located) return new GraphQLError(original.message, { extensions: extensionsFor(original.status) });
+      // The located error itself, given its code: Yoga logs every error its mask replaces as a server error, and a
+      // caller's mistake (invalid input, a revoked token) is none.
+      Object.defineProperty(located, 'extensions', { value: { ...located.extensions, ...extensionsFor(original.status) }, enumerable: true, configurable: true, writable: true });
+      return located;
     }
     if (located && (!located.originalError || located.originalError instanceof GraphQLError || located.extensions?.http)) return located;
     logger.error({ err: original }, 'GraphQL resolver failed');
@@ -139,7 +149,7 @@ const mutationsNeedWrite: Plugin<GraphqlContext> = {
     const context = args.contextValue as GraphqlContext;
     if (getOperationAST(args.document, args.operationName ?? undefined)?.operation !== 'mutation') return;
     try {
-      await context.confirmed;
+      await context.revocation.confirm();
       requireScope(context.principal, 'write');
     } catch (err) {
       context.denial.error = err as DomainError;
@@ -179,6 +189,24 @@ function executeAnsweringRequestErrors(args: ExecutionArgs): ReturnType<typeof e
   }
   return result;
 }
+
+/** Root fields whose resolvers hand the token's revocation check to the lineage walk (graphql-lineage.ts). */
+const WALKS_CHECK_TOKEN = new Set(['scrollAcrossLineage', 'searchAcrossLineage']);
+
+/**
+ * A query whose root fields are all lineage walks leaves the token's revocation check to their first statement (no
+ * lookup of its own: a round trip and a Neo4j transaction fewer per request); any other operation starts the lookup
+ * now, to run while it executes.
+ */
+const revocationCheckedByWalks: Plugin<GraphqlContext> = {
+  onExecute({ args }) {
+    const context = args.contextValue as GraphqlContext;
+    const operation = getOperationAST(args.document, args.operationName ?? undefined);
+    const walksOnly =
+      operation?.operation === 'query' && operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && WALKS_CHECK_TOKEN.has(s.name.value));
+    if (!walksOnly) context.revocation.confirm().catch(() => undefined);
+  },
+};
 
 /** Last in the list, so the execute function it sets is the one that runs. */
 const graphqlJsExecute: Plugin = {
@@ -336,6 +364,7 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
         maxTokens: { n: 2000 },
         blockFieldSuggestion: { enabled: false },
       }),
+      revocationCheckedByWalks,
       mutationsNeedWrite,
       alwaysExtensions,
       graphqlJsExecute,
@@ -344,10 +373,10 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
 
   return async (ctx: Context, next) => {
     if (!GRAPHQL_PATHS.includes(ctx.path)) return next();
-    // Every valid token carries read; mutations are checked for write once parsed (mutationsNeedWrite).
-    // Queries run while the token's revocation is looked up; nothing is answered before it is known.
-    const { principal, confirmed } = await deps.auth.authorizeRead(ctx, 'read');
-    const context: GraphqlContext = { principal, confirmed, denial: { error: null } };
+    // Every valid token carries read; mutations are checked for write once parsed (mutationsNeedWrite). The token's
+    // revocation is checked while the operation runs (revocationCheckedByWalks); nothing is answered before it is known.
+    const { principal, revocation } = await deps.auth.authorizeWrite(ctx, 'read');
+    const context: GraphqlContext = { principal, revocation, denial: { error: null } };
     let response: Response;
     try {
       const request = await fetchRequest(ctx, deps.bodyLimitBytes, yoga.fetchAPI);
@@ -358,8 +387,8 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
       }
       response = await yoga.handleRequest(request, context);
     } finally {
-      // A revoked token is refused as such, whatever the query did meanwhile.
-      await confirmed;
+      // A revoked token is refused as such, whatever the query did meanwhile (looked up now unless a walk checked it).
+      await revocation.confirm();
     }
     if (context.denial.error) throw context.denial.error;
     if (response.status >= 400) {

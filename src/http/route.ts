@@ -11,9 +11,9 @@ export interface RouteInput {
   body: Record<string, unknown>;
   principal: Principal;
   /**
-   * With `revocationInWrite`, the token's revocation check, still open: the handler confirms it before any change but
-   * through the write path, or passes it there; the router confirms it before answering. Else NO_TOKEN (the router
-   * checks the token itself).
+   * With `revocationInStatements`, the token's revocation check, still open: the handler confirms it before any change
+   * but through the write path, or passes it there or to a lineage walk; the router confirms it before answering unless
+   * one of them settled it. Else NO_TOKEN (the router checks the token itself).
    */
   revocation: RevocationCheck;
   ctx: Context;
@@ -43,10 +43,11 @@ export interface RouteDefinition {
   /** Needs no token unless tokens are required everywhere (ingestion: the document shows it without a header). */
   openByDefault?: boolean;
   /**
-   * The handler takes the token's revocation check (RouteInput.revocation) into its writes' transaction rather than
-   * having it looked up first: ingestion, where a lookup per request cost Neo4j a transaction of its own.
+   * The handler takes the token's revocation check (RouteInput.revocation) into its own statements rather than having
+   * it looked up first: ingestion (its writes' transaction), where a lookup per request cost Neo4j a transaction of its
+   * own, and lineage (the walk's first statement), where it cost a round trip.
    */
-  revocationInWrite?: boolean;
+  revocationInStatements?: boolean;
   pathParams?: Record<string, string>;
   /** Query parameters (all strings on the wire; lists accept `List(a,b)`, single or repeated values). */
   query?: { properties: Record<string, Schema & { description?: string }>; required?: string[] };

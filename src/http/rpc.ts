@@ -121,11 +121,11 @@ function pick(routes: CompiledRoute[], ctx: Context): CompiledRoute {
 async function run(route: CompiledRoute, ctx: Context, auth: Authenticator): Promise<unknown> {
   const options = { openByDefault: route.def.openByDefault };
   const { scope, writes } = route.def;
-  if (route.def.revocationInWrite) {
+  if (route.def.revocationInStatements) {
     const { principal, revocation } = await auth.authorizeWrite(ctx, scope, options);
     try {
       const answer = await handle(route, ctx, principal, revocation);
-      // Unless the commit of its writes checked the token, nothing did yet: it is looked up before the answer.
+      // Unless its writes' commit or its lineage walk checked the token, nothing did yet: it is looked up before the answer.
       await revocation.confirm();
       return answer;
     } catch (err) {

@@ -288,6 +288,64 @@ describe('access tokens', () => {
     });
   });
 
+  describe('lineage, whose walk checks the token in its first statement (no lookup of its own)', () => {
+    const LINEAGE = 'query l($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { searchResults { degree entity { urn } } } }';
+    /** A dataset and one downstream of it. */
+    async function lineagePair(): Promise<[string, string]> {
+      const upstream = await createDataset();
+      const downstream = datasetUrn();
+      created.push(downstream);
+      const lineage = { upstreams: [{ dataset: upstream, type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } }] };
+      expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(downstream, 'upstreamLineage', lineage))).status).toBe(200);
+      return [upstream, downstream];
+    }
+    const rest = (urn: string, headers: Record<string, string>) => svc.call('POST', '/entities?action=searchAcrossLineage', { urn, direction: 'DOWNSTREAM', maxHops: 2 }, headers);
+    const graphql = (urn: string, headers: Record<string, string>, query = LINEAGE) =>
+      svc.call('POST', '/api/graphql', { query, variables: { input: { urn, direction: 'DOWNSTREAM', maxHops: 1 } } }, headers);
+
+    it('answers REST and GraphQL lineage with a live token without a lookup; any other GraphQL query still looks it up', async () => {
+      const [upstream, downstream] = await lineagePair();
+      const headers = bearer(await token(['read']));
+      const lookups = jest.spyOn(TokenStore.prototype, 'revokedAmong');
+      try {
+        const overRest = await rest(upstream, headers);
+        expect(overRest.status).toBe(200);
+        expect(overRest.body.value.entities.map((e: { entity: string }) => e.entity)).toEqual([downstream]);
+        const overGraphql = await graphql(upstream, headers);
+        expect(overGraphql.status).toBe(200);
+        expect(overGraphql.body.data.scrollAcrossLineage.searchResults).toEqual([{ degree: 1, entity: { urn: downstream } }]);
+        expect(lookups).not.toHaveBeenCalled();
+        const dataset = await svc.call('POST', '/api/graphql', { query: QUERY, variables: { urn: upstream } }, headers);
+        expect(dataset.status).toBe(200);
+        expect(lookups).toHaveBeenCalledTimes(1);
+        // Lineage beside another field: the other field's read is not the walk's, so the token is looked up.
+        const mixed = await graphql(upstream, headers, 'query l($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { total } dataset(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,auth_none,PROD)") { urn } }');
+        expect(mixed.status).toBe(200);
+        expect(lookups).toHaveBeenCalledTimes(2);
+      } finally {
+        lookups.mockRestore();
+      }
+    });
+
+    it('refuses a revoked token on lineage with the 401 found by the walk itself, not what it walked', async () => {
+      const [upstream] = await lineagePair();
+      const { token: gone, claims } = await mintToken({ scopes: ['read'] });
+      revokedJtis.push(claims.jti);
+      await tokens.revoke(claims.jti, claims.expiresAt);
+      const refused = { status: 401, message: `Access token ${claims.jti} has been revoked`, exceptionClass: 'UnauthorizedError' };
+      const lookups = jest.spyOn(TokenStore.prototype, 'revokedAmong');
+      try {
+        const overRest = await rest(upstream, bearer(gone));
+        expect([overRest.status, overRest.body]).toEqual([401, refused]);
+        const overGraphql = await graphql(upstream, bearer(gone));
+        expect([overGraphql.status, overGraphql.body]).toEqual([401, refused]);
+        expect(lookups).not.toHaveBeenCalled();
+      } finally {
+        lookups.mockRestore();
+      }
+    });
+  });
+
   it('lets a read token run GraphQL queries and the test endpoint without push', async () => {
     const read = bearer(await token(['read']));
     const query = await svc.call('POST', '/api/graphql', { query: QUERY, variables: { urn: graphqlTarget } }, read);

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger';
 import { CypherLibrary } from '../../src/stores/graph/cypher';
 import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 import type { StatementName } from '../../src/stores/graph/statements.generated';
-import { expansion, FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN } from '../../src/stores/graph/lineage-store';
+import { expansion, FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN, TOKENS_REVOKED } from '../../src/stores/graph/lineage-store';
 import { uniqueId } from '../support/service';
 
 /** A statement without its own `CYPHER replan=…` option, which would conflict with the test's replan=force. */
@@ -128,6 +128,7 @@ describe('plans made on an empty database', () => {
       .replace('{{expand}}', expansion(['Produces'], ['DownstreamOf', 'Consumes']))
       .replace('{{absentCounts}}', 'CALL () { MATCH ()-[r:UsedBy]->() RETURN count(r) AS absent0 }')
       .replace('{{absentFound}}', 'absent0 > 0')
+      .replace('{{tokensRevoked}}', TOKENS_REVOKED)
       .replace('{{counts}}', 'CALL () { MATCH ()-[r:Produces]->() RETURN count(r) AS c0 }\nCALL () { MATCH ()-[r:DownstreamOf]->() RETURN count(r) AS c1 }')
       .replace('{{present}}', 'c0 > 0, c1 > 0')
       .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)')
@@ -165,6 +166,7 @@ describe('plans made on an empty database', () => {
         .replace('{{expand}}', expansion(forward, back))
         .replace('{{absentCounts}}', 'CALL () { MATCH ()-[r:UsedBy]->() RETURN count(r) AS absent0 }')
         .replace('{{absentFound}}', 'absent0 > 0')
+        .replace('{{tokensRevoked}}', TOKENS_REVOKED)
         .replaceAll('{{back}}', back.join('|') || 'NoSuchType')
         .replaceAll('{{fwd}}', forward.join('|') || 'NoSuchType')
         .replaceAll('{{removed}}', 'coalesce(b.removed, false)');

@@ -20,6 +20,19 @@ describe('RevocationCheck', () => {
     expect(isRevoked).not.toHaveBeenCalled();
   });
 
+  it('needs no lookup once a read statement found the token not revoked, and refuses it without one when it found it revoked', async () => {
+    const isRevoked = jest.fn(async () => false);
+    const live = new RevocationCheck('jti-3', isRevoked);
+    live.checkedByRead(false);
+    expect(live.settled).toBe(true);
+    await expect(live.confirm()).resolves.toBeUndefined();
+    const gone = new RevocationCheck('jti-4', isRevoked);
+    gone.checkedByRead(true);
+    expect(gone.settled).toBe(false);
+    await expect(gone.confirm()).rejects.toThrow(new UnauthorizedError('Access token jti-4 has been revoked'));
+    expect(isRevoked).not.toHaveBeenCalled();
+  });
+
   it('has nothing to check without a token', async () => {
     expect(NO_TOKEN.settled).toBe(true);
     expect(NO_TOKEN.tokenId).toBeNull();

@@ -1,3 +1,4 @@
+import type { RevocationCheck } from '../../auth/revocation-check';
 import { InvalidInputError } from '../../model/errors';
 import type { FacetFilter, LineageResult, LineageService } from '../../services/lineage/lineage-service';
 import type { RouteDefinition, Schema } from '../route';
@@ -20,7 +21,7 @@ const common: Record<string, Schema> = {
   asOfTime: { type: 'integer', minimum: 0, description: 'Epoch ms: the lineage as it was then, from the lineage aspects\' versions valid then (410 before the kept history)' },
 };
 
-function request(body: Record<string, unknown>, start: number) {
+function request(body: Record<string, unknown>, start: number, revocation: RevocationCheck) {
   const input = body.input as string | undefined;
   if (input !== undefined && input !== '' && input !== '*') throw new InvalidInputError("Lineage search supports input '*' only");
   const filter = body.filter as { or?: { and: FacetFilter[] }[]; criteria?: FacetFilter[] } | null | undefined;
@@ -39,6 +40,7 @@ function request(body: Record<string, unknown>, start: number) {
     asOfTime: body.asOfTime as number | undefined,
     // DataHub's LineageSearchEntity names each entity by urn only: no aspects to read.
     withAspects: false,
+    revocation,
   };
 }
 
@@ -76,8 +78,9 @@ export function lineageRoutes(lineage: LineageService): RouteDefinition[] {
           value: { from: 0, pageSize: 1, numEntities: 1, entities: [{ entity: SAMPLE, degree: 1, degrees: [1], paths: [{ path: [UPSTREAM, SAMPLE] }], matchedFields: [], explored: true }], metadata: { aggregations: [] }, truncated: false, truncatedBy: [], maxHops: 3 },
         },
       },
-      handle: async ({ body }) => {
-        const result = await lineage.lineage(request(body, body.start as number));
+      revocationInStatements: true,
+      handle: async ({ body, revocation }) => {
+        const result = await lineage.lineage(request(body, body.start as number, revocation));
         return { value: { from: result.start, pageSize: result.count, numEntities: result.total, entities: entities(result), metadata: { aggregations: [] }, ...bounds(result) } };
       },
     },
@@ -94,9 +97,10 @@ export function lineageRoutes(lineage: LineageService): RouteDefinition[] {
         request: { urn: UPSTREAM, direction: 'DOWNSTREAM', count: 10 },
         response: { value: { pageSize: 1, numEntities: 1, entities: [{ entity: SAMPLE, degree: 1, degrees: [1], paths: [{ path: [UPSTREAM, SAMPLE] }], matchedFields: [], explored: true }], metadata: { aggregations: [] }, truncated: false, truncatedBy: [], maxHops: 20 } },
       },
-      handle: async ({ body }) => {
+      revocationInStatements: true,
+      handle: async ({ body, revocation }) => {
         const start = decodeScrollId(body.scrollId as string | null | undefined);
-        const result = await lineage.lineage(request(body, start));
+        const result = await lineage.lineage(request(body, start, revocation));
         const next = result.start + result.count < result.total && result.count > 0 ? encodeScrollId(result.start + result.count) : undefined;
         return { value: { ...(next ? { scrollId: next } : {}), pageSize: result.count, numEntities: result.total, entities: entities(result), metadata: { aggregations: [] }, ...bounds(result) } };
       },

@@ -56,7 +56,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
         },
         response: { value: SAMPLE_URN },
       },
-      revocationInWrite: true,
+      revocationInStatements: true,
       handle: async ({ body, principal, revocation }) => ({ value: await ingestion.ingestProposal(body.proposal, principal, body.systemMetadata, revocation) }),
     },
     {
@@ -70,7 +70,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
       openByDefault: true,
       body: { type: 'object', required: ['proposals'], properties: { proposals: { type: 'array', maxItems: 10000, items: { type: 'object' } }, async: asyncFlag } },
       example: { request: { proposals: ['…'], async: 'false' }, response: { value: [SAMPLE_URN] } },
-      revocationInWrite: true,
+      revocationInStatements: true,
       handle: async ({ body, principal, revocation }) => ({ value: await ingestion.ingestProposalBatch(body.proposals as unknown[], principal, revocation) }),
     },
     {
@@ -87,7 +87,7 @@ export function metadataRoutes({ ingestion, retrieval }: MetadataServices): Rout
         request: { entity: { value: { 'com.linkedin.metadata.snapshot.TagSnapshot': { urn: 'urn:li:tag:pii', aspects: [{ 'com.linkedin.tag.TagProperties': { name: 'pii', description: 'Personal data' } }] } } } },
         response: {},
       },
-      revocationInWrite: true,
+      revocationInStatements: true,
       handle: async ({ body, principal, revocation }) => {
         await ingestion.ingestSnapshot(body.entity, body.systemMetadata, principal, revocation);
         return {};

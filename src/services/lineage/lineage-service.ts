@@ -1,3 +1,4 @@
+import { revokedError, type RevocationCheck } from '../../auth/revocation-check';
 import { dataPlatformInstance, status } from '../../model/aspects';
 import { InvalidInputError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
@@ -41,6 +42,12 @@ export interface LineageRequest {
   asOfTime?: number | null;
   /** Results carry the aspects shown about each entity (default); false when only urns are answered (rest.li). */
   withAspects?: boolean;
+  /**
+   * The caller's token's revocation check, when the caller lets the walk make it: the walk's first statement reads the
+   * revocations (a lookup of its own would cost a round trip and a transaction), and settles the check or refuses the
+   * request with the 401. A walk of another moment (asOfTime) looks the token up meanwhile instead.
+   */
+  revocation?: RevocationCheck;
 }
 
 /** Walks lineage as it was at a moment. */
@@ -101,9 +108,19 @@ export class LineageService {
     const t = request.asOfTime;
     if (t !== undefined && t !== null && (!Number.isSafeInteger(t) || t < 0)) throw new InvalidInputError('asOfTime must be epoch milliseconds (a non-negative integer)');
     if (t !== undefined && t !== null && !this.asOf) throw new InvalidInputError('Lineage as of a moment is not available here');
-    const walk = (direction: LineageDirection) =>
-      t !== undefined && t !== null ? this.asOf!.traverse({ ...plan.query, direction }, t) : this.store.traverse({ ...plan.query, direction });
+    const revocation = request.revocation;
+    const asOf = t !== undefined && t !== null;
+    const token = revocation && !revocation.settled && !asOf ? revocation.tokenId : null;
+    // Awaited by the caller before it answers; not an unhandled rejection meanwhile.
+    if (revocation && asOf) revocation.confirm().catch(() => undefined);
+    const tokens = token === null ? [] : [token];
+    const walk = (direction: LineageDirection) => (asOf ? this.asOf!.traverse({ ...plan.query, direction }, t) : this.store.traverse({ ...plan.query, direction, tokens }));
     const pages = await Promise.all(directions.map(walk));
+    if (token !== null) {
+      const revoked = pages.some((p) => p.revoked);
+      revocation!.checkedByRead(revoked);
+      if (revoked) throw revokedError(token);
+    }
     return this.merge(plan, directions, pages);
   }
 

@@ -27,6 +27,11 @@ export interface LineageQuery {
   /** Aspects returned with each entity of the page (none: the page is not read, e.g. rest.li answers only urns). */
   aspects: string[];
   deadlineMs: number;
+  /**
+   * Ids of tokens whose revocation the walk's first statement checks (none: nothing to check); the page then says
+   * whether one is revoked. A read that checks its caller's token there needs no lookup of its own.
+   */
+  tokens?: string[];
 }
 
 export interface LineageRow {
@@ -42,6 +47,8 @@ export interface LineagePage {
   /** Which bounds cut the traversal short. */
   cut: { visitCap: boolean; fanOut: boolean; maxHops: boolean };
   rows: LineageRow[];
+  /** Whether one of the query's `tokens` is revoked (false when it named none); absent where tokens are not checked. */
+  revoked?: boolean;
 }
 
 /** How a lineage relationship is stored: isUpstream = from the downstream entity to its upstream. */
@@ -94,6 +101,8 @@ const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) W
 /** How a hop finds its frontier (cypher/lineage.cypher hop): the start by urn, later frontiers by element id. */
 export const FRONTIER_BY_URN = 'MATCH (a:Entity {urn: $frontier[i]})';
 export const FRONTIER_BY_ELEMENT_ID = 'MATCH (a:Entity) WHERE elementId(a) = $frontier[i]';
+/** A walk's first statement: whether a token of $tokens is revoked (cypher/tokens.cypher keeps the revocations). */
+export const TOKENS_REVOKED = 'EXISTS { MATCH (t:RevokedToken) WHERE t.jti IN $tokens }';
 
 /**
  * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
@@ -145,9 +154,10 @@ export class LineageStore {
       const asked = edgeCounts(absent, 'absent');
       const askedNot = { counts: '', found: 'false' };
       const guarded = (text: string, { counts, found }: { counts: string; found: string }) => text.replace('{{absentCounts}}', counts).replace('{{absentFound}}', found);
+      // And whether the caller's token is revoked ($tokens), so that the read needs no lookup of its own.
       texts = {
-        start: guarded(hop.replace('{{frontier}}', FRONTIER_BY_URN), asked),
-        hop: guarded(hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot),
+        start: guarded(hop.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED),
+        hop: guarded(hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false'),
         finish: fill(this.neo4j.cypher.get('lineage/finish')),
       };
       this.texts.set(direction, texts);
@@ -234,6 +244,7 @@ export class LineageStore {
         /** Asked in the last hop: whether lineage leads on from a node first reached there; null when not asked. */
         let leadsOnAtBound: boolean | null = null;
         let stale = false;
+        let revoked = false;
         const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
@@ -255,9 +266,14 @@ export class LineageStore {
             pageSkip: neo4j.int(pageSkip),
             pageTake: neo4j.int(pageTake),
             aspects: q.aspects,
+            ...(degree === 1 ? { tokens: q.tokens ?? [] } : {}),
           };
           // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
+          if (degree === 1 && records[0].get('revoked') === true) {
+            revoked = true;
+            return [];
+          }
           // Checked in the walk's first statement: a type with edges before the walk began is never left out of it.
           if (degree === 1 && records[0].get('stale') === true) {
             stale = true;
@@ -273,6 +289,7 @@ export class LineageStore {
           }
           return rows;
         });
+        if (revoked) return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [], revoked: true };
         if (stale) return STALE_TYPES;
         const last = reached.filter((v) => v.degree === q.maxHops);
         const cut = {
@@ -288,7 +305,7 @@ export class LineageStore {
         const page = matched.slice(q.start, q.start + q.count);
         const hydrate = q.aspects.length > 0 ? page.filter((v) => v.aspects === undefined) : [];
         const parsed = (stored: StoredAspect[] | undefined) => new Map((stored ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>]));
-        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))) };
+        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))), revoked: false };
         if (Date.now() >= deadline) throw missed();
         const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
@@ -298,7 +315,7 @@ export class LineageStore {
         }
         const aspects = new Map((record.get('page') as { urn: string; aspects: StoredAspect[] }[]).map((p) => [p.urn, p.aspects]));
         const rows = page.map((v) => row(v, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
-        return { total: matched.length, cut, rows };
+        return { total: matched.length, cut, rows, revoked: false };
       },
       { timeoutMs: q.deadlineMs, onTimeout: missed },
     );
