@@ -5,7 +5,7 @@ import { graphqlSchema, plainArgumentsForArgumentlessFields, type GraphqlSchemaD
 import { EntityTypeNames } from '../src/model/entity-type-names';
 import { Registry } from '../src/model/registry';
 import type { LineageResult } from '../src/services/lineage/lineage-service';
-import { flag, report, ROOT } from './lib';
+import { flag, report, ROOT, SDK_LINEAGE_QUERY } from './lib';
 
 /**
  * CPU cost of answering a GraphQL lineage page (no server: the service's schema and resolvers in this process, the
@@ -43,16 +43,7 @@ const deps = {
   registry,
 } as unknown as GraphqlSchemaDependencies;
 const schema = graphqlSchema(deps);
-const SDK_LINEAGE_QUERY = parse(`query scrollAcrossLineage($input: ScrollAcrossLineageInput!) {
-  scrollAcrossLineage(input: $input) {
-    nextScrollId
-    searchResults {
-      degree
-      entity { urn type ... on Dataset { name platform { name } properties { description } } ... on DataJob { jobId dataPlatformInstance { platform { name } } properties { name description } } }
-      paths { path { urn type } }
-    }
-  }
-}`);
+const SDK_LINEAGE_DOCUMENT = parse(SDK_LINEAGE_QUERY);
 const variableValues = { input: { urn: start, direction: 'DOWNSTREAM', maxHops: 1, count } };
 
 /** The reference: the SDK's answer for the same page, built directly. */
@@ -76,7 +67,7 @@ async function byHand(): Promise<string> {
 }
 
 async function overGraphql(): Promise<string> {
-  const result = await execute({ schema, document: SDK_LINEAGE_QUERY, variableValues, contextValue: { revocation: { settled: true } } });
+  const result = await execute({ schema, document: SDK_LINEAGE_DOCUMENT, variableValues, contextValue: { revocation: { settled: true } } });
   if (result.errors) throw new Error(result.errors[0].message);
   return JSON.stringify({ ...result, extensions: {} });
 }

@@ -6,7 +6,7 @@ import { TokenSigner } from '../src/auth/tokens';
 import { Registry } from '../src/model/registry';
 import { disableNagleForDriverSockets, Neo4jExecutor } from '../src/stores/graph/neo4j-executor';
 import { LineageStore, type LineageDirection, type LineageQuery } from '../src/stores/graph/lineage-store';
-import { backends, flag, http, percentile, report, ROOT, startServiceProcess } from './lib';
+import { backends, flag, http, percentile, report, ROOT, SDK_LINEAGE_QUERY, startServiceProcess } from './lib';
 import { hopByHop, startLineageFloor } from './lineage-reference';
 
 /**
@@ -40,17 +40,6 @@ const layers = 20;
 const perLayer = Math.ceil(datasets / layers);
 const HUB_FAN = 1500;
 const TOKEN_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
-/** The lineage query of the SDK's LineageClient (datahub/sdk/lineage_client.py, acryl-datahub 1.x). */
-const SDK_LINEAGE_QUERY = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) {
-  scrollAcrossLineage(input: $input) {
-    nextScrollId
-    searchResults {
-      degree
-      entity { urn type ... on Dataset { name platform { name } properties { description } } ... on DataJob { jobId dataPlatformInstance { platform { name } } properties { name description } } }
-      paths { path { urn type } }
-    }
-  }
-}`;
 const urn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:${i % 3 === 0 ? 'snowflake' : 'hive'},lin.t${i},PROD)`;
 
 /** Deterministic pseudo-random numbers, so every run builds the same graph. */
