@@ -2,6 +2,7 @@ import { execute, parse } from 'graphql';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { graphqlSchema, plainArgumentsForArgumentlessFields, type GraphqlSchemaDependencies } from '../src/http/graphql';
+import { QueryExecutor } from '../src/http/graphql-execution';
 import { EntityTypeNames } from '../src/model/entity-type-names';
 import { Registry } from '../src/model/registry';
 import type { LineageResult } from '../src/services/lineage/lineage-service';
@@ -13,7 +14,8 @@ import { flag, report, ROOT, SDK_LINEAGE_QUERY } from './lib';
  * each with its entity's name, platform and description, its degree and a path of two entities, executed by graphql-js
  * and serialized. Beside the reference: the same answer built by plain JavaScript from the same rows and serialized
  * (what a hand-written serializer of this one query would do). graphql-js runs as shipped and with the service's
- * patch for fields without arguments (src/http/graphql.ts), alternating round by round. Medians of --rounds, µs per page.
+ * patch for fields without arguments (src/http/graphql.ts), and the query compiled as the service runs a query sent
+ * again (graphql-jit, src/http/graphql-execution.ts), alternating round by round. Medians of --rounds, µs per page.
  * NODE_ENV=production as the service runs (graphql-js adds development checks without it):
  *   NODE_ENV=production npx tsx bench/graphql-execution.ts [--count 100] [--pages 2000] [--rounds 7]
  */
@@ -72,6 +74,15 @@ async function overGraphql(): Promise<string> {
   return JSON.stringify({ ...result, extensions: {} });
 }
 
+const executor = new QueryExecutor();
+
+/** As the service answers a query it has seen before: compiled. */
+async function compiled(): Promise<string> {
+  const result = await executor.execute({ schema, document: SDK_LINEAGE_DOCUMENT, variableValues, contextValue: { revocation: { settled: true } } });
+  if (result.errors) throw new Error(result.errors[0].message);
+  return JSON.stringify({ ...result, extensions: {} });
+}
+
 async function perPage(run: () => Promise<string>): Promise<number> {
   const t0 = process.cpuUsage();
   for (let i = 0; i < pages; i++) await run();
@@ -87,11 +98,18 @@ async function main() {
   const patched = values.getArgumentValues;
   const asShipped = () => ((values.getArgumentValues = shipped), overGraphql());
   const withPatch = () => ((values.getArgumentValues = patched), overGraphql());
-  // Same answer both ways (the reference is only a reference if it answers what GraphQL does).
+  // Same answer every way (the reference is only a reference if it answers what GraphQL does).
   if ((await withPatch()) !== (await byHand()) || (await asShipped()) !== (await byHand())) throw new Error('GraphQL and the reference answer differently');
-  const samples: Record<string, number[]> = { reference: [], 'graphql-js as shipped': [], 'graphql-js patched': [] };
+  // The executor compiles the query on a later run: every run must answer the same.
+  for (let run = 0; run < 3; run++) if ((await compiled()) !== (await byHand())) throw new Error('The compiled query and the reference answer differently');
+  const samples: Record<string, number[]> = { reference: [], 'graphql-js as shipped': [], 'graphql-js patched': [], 'compiled (graphql-jit)': [] };
   for (let r = 0; r < rounds + 1; r++) {
-    const round = { reference: await perPage(byHand), 'graphql-js as shipped': await perPage(asShipped), 'graphql-js patched': await perPage(withPatch) };
+    const round = {
+      reference: await perPage(byHand),
+      'graphql-js as shipped': await perPage(asShipped),
+      'graphql-js patched': await perPage(withPatch),
+      'compiled (graphql-jit)': ((values.getArgumentValues = patched), await perPage(compiled)),
+    };
     // The first round warms the JIT up.
     if (r > 0) for (const [k, v] of Object.entries(round)) samples[k].push(v);
   }

@@ -185,6 +185,36 @@ describe('GraphQL deprecation', () => {
     }
   });
 
+  it('answers a query sent again (compiled after its first run) as it answered the first time: data, errors of the service, request errors', async () => {
+    const urn = await createDataset();
+    expect((await graphql(UPDATE, { input: { urn, deprecated: true, note: 'again', decommissionTime: 1700000000000 } })).body.data).toEqual({ updateDeprecation: true });
+    const lineage = 'query l($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { nextScrollId searchResults { degree entity { urn type } } } }';
+    const cases: [string, Record<string, unknown>][] = [
+      [DEPRECATION_QUERY, { urn }],
+      [DEPRECATION_QUERY, { urn: 'not-a-urn' }],
+      [DEPRECATION_QUERY, { urn: 42 }],
+      [lineage, { input: { urn, direction: 'DOWNSTREAM' } }],
+      [lineage, { input: { urn: 'urn:li:dataset:nope', direction: 'DOWNSTREAM' } }],
+      [lineage, { input: { urn, direction: 'SIDEWAYS' } }],
+    ];
+    for (const [query, variables] of cases) {
+      const answers = [];
+      for (let run = 0; run < 3; run++) {
+        const res = await graphql(query, variables);
+        answers.push({ status: res.status, body: res.body });
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    }
+    const first = async (query: string, variables: Record<string, unknown>) => (await graphql(query, variables)).body;
+    expect((await first(DEPRECATION_QUERY, { urn })).data.dataset.deprecation).toMatchObject({ deprecated: true, note: 'again', decommissionTime: 1700000000000 });
+    // The service's own error keeps its code when answered by the compiled query.
+    expect((await first(DEPRECATION_QUERY, { urn: 'not-a-urn' })).errors).toEqual([
+      { message: expect.stringContaining('not-a-urn'), path: ['dataset'], extensions: { code: 400, type: 'BAD_REQUEST' } },
+    ]);
+    expect((await graphql(DEPRECATION_QUERY, { urn: 42 })).status).toBe(400);
+  });
+
   it('reports syntax and validation errors as GraphQL errors', async () => {
     const syntax = await graphql('{ dataset(urn: ', {});
     expect(syntax.body.errors[0].message).toMatch(/Syntax Error/);
