@@ -29,13 +29,13 @@ interface CompiledOperation {
 
 /**
  * A query document that is run again is compiled (graphql-jit) into a function that resolves the same fields without
- * graphql-js's per-field interpretation: the SDK's lineage query for a page of 100 costs ~0.7 ms of CPU instead of
- * ~1.7 (execution and serialization, bench/graphql-execution.ts). Yoga's parse cache hands the same document object to
+ * graphql-js's per-field interpretation: the SDK's lineage query for a page of 100 costs 0.64-0.67 ms of CPU instead
+ * of 1.2-1.6 (execution and serialization, bench/graphql-execution.ts). Yoga's parse cache hands the same document object to
  * every request with the same text, so compiled operations live as long as their document does.
  *
  * graphql-js stays the reference for every answer that is not plain data: an answer with errors other than the
- * service's own (a resolver's DomainError, which both executors report alike) is answered by running the query again
- * on graphql-js. Queries only read, so running one twice changes nothing; variables that cannot be coerced fail there
+ * service's own (a root resolver's DomainError, which both executors report alike) is answered by running the query
+ * again on graphql-js. Queries only read, so running one twice changes nothing; variables that cannot be coerced fail there
  * before any resolver runs. Mutations and subscriptions always run on graphql-js.
  */
 export class QueryExecutor {
@@ -86,10 +86,13 @@ export class QueryExecutor {
   }
 }
 
-/** Data only, or errors the service's resolvers raised (reported alike by both executors: message, locations, path). */
+/**
+ * Data only, or errors the service's root resolvers raised (reported alike by both executors: message, locations,
+ * path; a root field's null needs no propagating). One raised deeper is left to graphql-js with everything else.
+ */
 function answeredAsGraphqlJs(result: ExecutionResult): boolean {
   if (!('data' in result)) return false;
-  return (result.errors ?? []).every((error) => error.originalError instanceof DomainError);
+  return (result.errors ?? []).every((error) => error.originalError instanceof DomainError && error.path?.length === 1);
 }
 
 /**

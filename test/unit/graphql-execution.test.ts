@@ -4,7 +4,7 @@ import { NO_TOKEN } from '../../src/auth/revocation-check';
 import { COMPILE_AT_RUN, executeAnsweringRequestErrors, QueryExecutor } from '../../src/http/graphql-execution';
 import { graphqlSchema, plainArgumentsForArgumentlessFields, type GraphqlSchemaDependencies } from '../../src/http/graphql';
 import { EntityTypeNames } from '../../src/model/entity-type-names';
-import { InvalidInputError } from '../../src/model/errors';
+import { InvalidInputError, UnavailableError } from '../../src/model/errors';
 import { Registry } from '../../src/model/registry';
 import type { AcrossResult } from '../../src/services/search/across-entities';
 
@@ -18,6 +18,7 @@ const start = urn(1);
 const BAD_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.invalid,PROD)';
 const BROKEN_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.broken,PROD)';
 const NULL_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.null,PROD)';
+const UNREADABLE_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.unreadable,PROD)';
 let lineageCalls = 0;
 
 function lineagePage(request: { urn: string; count: number }) {
@@ -52,10 +53,17 @@ const storedAspects: Record<string, Record<string, Record<string, unknown>>> = {
 const deps = {
   deprecation: { dataset: async (u: string) => (u === BAD_URN ? Promise.reject(new InvalidInputError('bad')) : { urn: u, deprecation: null }) },
   lineage: { lineage: async (request: { urn: string; count: number }) => lineagePage(request), urnNamespace: 'li' },
-  search: { names: new EntityTypeNames(registry), urnNamespace: 'li', search: async () => searchResult },
+  search: {
+    names: new EntityTypeNames(registry),
+    urnNamespace: 'li',
+    search: async (request: { input: string }) =>
+      request.input === 'unreadable' ? { ...searchResult, hits: [{ ...searchResult.hits[0], urn: UNREADABLE_URN }] } : searchResult,
+  },
   reads: {
     aspectsOfMany: async (urns: string[], names: string[]) =>
-      new Map(urns.map((u) => [u, new Map(Object.entries(storedAspects[u] ?? {}).filter(([name]) => names.includes(name)))])),
+      urns.includes(UNREADABLE_URN)
+        ? Promise.reject(new UnavailableError('Neo4j is unavailable', 'neo4j'))
+        : new Map(urns.map((u) => [u, new Map(Object.entries(storedAspects[u] ?? {}).filter(([name]) => names.includes(name)))])),
   },
   registry,
 } as unknown as GraphqlSchemaDependencies;
@@ -174,6 +182,7 @@ describe('compiled GraphQL queries', () => {
   it.each<[string, string, Record<string, unknown>]>([
     ['a resolver that fails with an unexpected error', LINEAGE, { input: { urn: BROKEN_URN, direction: 'DOWNSTREAM' } }],
     ['null in a non-null field', LINEAGE, { input: { urn: NULL_URN, direction: 'DOWNSTREAM', count: 4 } }],
+    ["the service's error below a root field (its null propagated)", SEARCH, { input: { query: 'unreadable', count: 10 } }],
     ['a variable of the wrong enum value', LINEAGE, { input: { urn: start, direction: 'SIDEWAYS' } }],
     ['a required variable missing', LINEAGE, {}],
     ['an unknown input field', LINEAGE, { input: { urn: start, direction: 'DOWNSTREAM', hops: 3 } }],
