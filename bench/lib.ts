@@ -448,14 +448,5 @@ export function runQueueSampler(pid: number): { stop(): { onCpuSeconds: number; 
   };
 }
 
-/** The lineage query of the SDK's LineageClient (datahub/sdk/lineage_client.py, acryl-datahub 1.x). */
-export const SDK_LINEAGE_QUERY = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) {
-  scrollAcrossLineage(input: $input) {
-    nextScrollId
-    searchResults {
-      degree
-      entity { urn type ... on Dataset { name platform { name } properties { description } } ... on DataJob { jobId dataPlatformInstance { platform { name } } properties { name description } } }
-      paths { path { urn type } }
-    }
-  }
-}`;
+/** The lineage query of the SDK's LineageClient, as the tests send it too. */
+export { SDK_LINEAGE_QUERY } from '../test/support/sdk-queries';

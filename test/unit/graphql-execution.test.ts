@@ -7,6 +7,7 @@ import { EntityTypeNames } from '../../src/model/entity-type-names';
 import { InvalidInputError, UnavailableError } from '../../src/model/errors';
 import { Registry } from '../../src/model/registry';
 import type { AcrossResult } from '../../src/services/search/across-entities';
+import { SDK_LINEAGE_QUERY } from '../support/sdk-queries';
 
 /**
  * Compiled queries (graphql-jit) answer exactly what graphql-js answers, byte for byte once serialized, on the
@@ -68,16 +69,6 @@ const deps = {
   registry,
 } as unknown as GraphqlSchemaDependencies;
 
-const LINEAGE = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) {
-  scrollAcrossLineage(input: $input) {
-    nextScrollId
-    searchResults {
-      degree
-      entity { urn type ... on Dataset { name platform { name } properties { description } } ... on DataJob { jobId dataPlatformInstance { platform { name } } properties { name description } } }
-      paths { path { urn type } }
-    }
-  }
-}`;
 const LINEAGE_ALIASED = `query aliased($input: SearchAcrossLineageInput!, $withPaths: Boolean!, $noDegree: Boolean = false) {
   first: searchAcrossLineage(input: $input) {
     total
@@ -138,7 +129,7 @@ async function compiledAnswer(executor: QueryExecutor, document: DocumentNode, v
 
 describe('compiled GraphQL queries', () => {
   const cases: { name: string; text: string; variables?: Record<string, unknown>; operationName?: string }[] = [
-    { name: "the SDK's lineage query", text: LINEAGE, variables: { input: { urn: start, direction: 'DOWNSTREAM', count: 3 } } },
+    { name: "the SDK's lineage query", text: SDK_LINEAGE_QUERY, variables: { input: { urn: start, direction: 'DOWNSTREAM', count: 3 } } },
     { name: 'aliases, fragments, directives and __typename', text: LINEAGE_ALIASED, variables: { input: { urn: start, direction: 'UPSTREAM', count: 5 }, withPaths: true } },
     { name: 'directives the other way', text: LINEAGE_ALIASED, variables: { input: { urn: start, direction: 'UPSTREAM', count: 2 }, withPaths: false, noDegree: true } },
     { name: 'search with entity fields read in batches, unions and facets', text: SEARCH, variables: { input: { query: '*', count: 10 } } },
@@ -180,12 +171,12 @@ describe('compiled GraphQL queries', () => {
   });
 
   it.each<[string, string, Record<string, unknown>]>([
-    ['a resolver that fails with an unexpected error', LINEAGE, { input: { urn: BROKEN_URN, direction: 'DOWNSTREAM' } }],
-    ['null in a non-null field', LINEAGE, { input: { urn: NULL_URN, direction: 'DOWNSTREAM', count: 4 } }],
+    ['a resolver that fails with an unexpected error', SDK_LINEAGE_QUERY, { input: { urn: BROKEN_URN, direction: 'DOWNSTREAM' } }],
+    ['null in a non-null field', SDK_LINEAGE_QUERY, { input: { urn: NULL_URN, direction: 'DOWNSTREAM', count: 4 } }],
     ["the service's error below a root field (its null propagated)", SEARCH, { input: { query: 'unreadable', count: 10 } }],
-    ['a variable of the wrong enum value', LINEAGE, { input: { urn: start, direction: 'SIDEWAYS' } }],
-    ['a required variable missing', LINEAGE, {}],
-    ['an unknown input field', LINEAGE, { input: { urn: start, direction: 'DOWNSTREAM', hops: 3 } }],
+    ['a variable of the wrong enum value', SDK_LINEAGE_QUERY, { input: { urn: start, direction: 'SIDEWAYS' } }],
+    ['a required variable missing', SDK_LINEAGE_QUERY, {}],
+    ['an unknown input field', SDK_LINEAGE_QUERY, { input: { urn: start, direction: 'DOWNSTREAM', hops: 3 } }],
   ])('leaves %s to graphql-js: the same answer, request errors marked 400', async (_, text, variables) => {
     const document = parse(text);
     const expected = await reference(document, variables);
