@@ -6,11 +6,12 @@
 
 // @name hop
 // One hop from $frontier: every lineage neighbour in the walk direction of the kind walked ($columns:
-// schemaField nodes only, else every node but schemaFields), once, as [urn, parent, onward, removed, node]: the index
+// schemaField nodes only, else every node but schemaFields), once, as [urn, parent, onward, removed, node, rev]: the index
 // in $frontier of one parent (the first), its lineage edges in the walk direction (the fan-out rule), whether it is
-// soft-deleted, and its element id (null on the last hop, $lastHop: no hop seeks it; most of a walk from a hub is
-// reached there). Its type is the urn's. `page`, on the first row: [urn, aspects named in $aspects] of the neighbours
-// that would be on the answer's page, read while the page is not full: the first $pageTake in urn order after
+// soft-deleted, its element id (null on the last hop, $lastHop: no hop seeks it; most of a walk from a hub is
+// reached there), and its rev when its urn is in $known (a page row the service holds a copy of: the copy is current
+// when the rev is the one in $known). Its type is the urn's. `page`, on the first row: [urn, rev, aspects named in
+// $aspects] of the neighbours that would be on the answer's page, read while the page is not full: the first $pageTake in urn order after
 // $pageSkip of those not in $visited (the walk's order within a hop), so neither a walk that stays within its page nor
 // one whose page fills in this hop needs a statement after the last hop (a hub's page: one exchange and 100 urn index
 // seeks less). A page row the filters push past them is read afterwards. `onward` is counted only when it has more than $fanOut edges of any kind, else null: counting 16
@@ -47,7 +48,8 @@ WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns
 WITH b, urn, parent,
      CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
      {{removed}} AS removed
-WITH collect([urn, parent, onward, removed, CASE WHEN $lastHop THEN null ELSE elementId(b) END]) AS found,
+WITH collect([urn, parent, onward, removed, CASE WHEN $lastHop THEN null ELSE elementId(b) END,
+              CASE WHEN $known[urn] IS NULL THEN null ELSE b.rev END]) AS found,
      collect(CASE WHEN $pageTake > 0 AND NOT urn IN $visited THEN [urn, b] END) AS candidates,
      collect(CASE WHEN $bound AND onward IS NULL AND NOT urn IN $visited THEN b END) AS unasked
 // Sorted by the urn the rows already hold: sorted by their urn property, the nodes' urns were read again, and a hub's
@@ -56,7 +58,9 @@ CALL (candidates) {
   UNWIND candidates AS candidate
   WITH candidate ORDER BY candidate[0] SKIP $pageSkip LIMIT $pageTake
   WITH candidate[0] AS urn, candidate[1] AS n
-  RETURN collect([urn, [(n)-[:ASPECT]->(stored:Aspect) WHERE stored.name IN $aspects | {name: stored.name, value: stored.value}]]) AS page
+  // The rev before the aspects: a write committing in between leaves a copy labelled older than it is, never newer.
+  WITH urn, n, n.rev AS rev
+  RETURN collect([urn, rev, [(n)-[:ASPECT]->(stored:Aspect) WHERE stored.name IN $aspects | {name: stored.name, value: stored.value}]]) AS page
 }
 WITH found, page,
      CASE WHEN $bound THEN any(n IN unasked WHERE (n)<-[:{{back}}]-() OR (n)-[:{{fwd}}]->()) END AS leadsOn
@@ -67,7 +71,7 @@ RETURN found[k..k + 48] AS found, CASE WHEN k = 0 THEN page END AS page, leadsOn
 
 // @name finish
 // Whether lineage leads on from any of $last (nodes at the hop bound: the maxHops cut), and the page's entities
-// ($urns, in page order) with the aspects the clients read.
+// ($urns, in page order) with their rev and the aspects the clients read.
 RETURN EXISTS {
          UNWIND $last AS u
          MATCH (n:Entity {urn: u})
@@ -76,7 +80,8 @@ RETURN EXISTS {
        COLLECT {
          UNWIND $urns AS u
          MATCH (n:Entity {urn: u})
-         RETURN {urn: u, aspects: [(n)-[:ASPECT]->(a:Aspect) WHERE a.name IN $aspects | {name: a.name, value: a.value}]}
+         WITH u, n, n.rev AS rev
+         RETURN {urn: u, rev: rev, aspects: [(n)-[:ASPECT]->(a:Aspect) WHERE a.name IN $aspects | {name: a.name, value: a.value}]}
        } AS page
 
 // @name typesPresent

@@ -220,7 +220,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const usage = new UsageService(registry, ingestion, timeseries);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
-  const lineageStore = new LineageStore(graph, registry.lineageRelationships(), registry.urnNamespace);
+  const lineageStore = new LineageStore(graph, registry.lineageRelationships(), registry.urnNamespace, readCoherence);
   await lineageStore.prepare();
   lineageStore
     .flagEarlierSoftDeletes()

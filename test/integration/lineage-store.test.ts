@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import type { ManagedTransaction } from 'neo4j-driver';
 import { createLogger } from '../../src/logger';
 import { Registry } from '../../src/model/registry';
+import { LatestAspectCache } from '../../src/stores/graph/latest-aspect-cache';
 import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
+import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
 import { LineageStore, type LineageQuery } from '../../src/stores/graph/lineage-store';
 import { startTestService, uniqueId, type TestService } from '../support/service';
 
@@ -183,5 +185,111 @@ describe('lineage store: relationship types without edges left out', () => {
     expect(kinds()).toEqual(['hop, one side', 'count types', 'hop, both sides', 'hop, both sides']);
     expect(await downstream()).toEqual([ds('a'), ds('b'), ds('c')]);
     expect(kinds()).toEqual(['hop, both sides', 'hop, both sides']);
+  });
+});
+
+/**
+ * A walk answered again: once the read cache holds a copy of each row its last page had, the page is chosen in the
+ * service and the hop only reads those rows' revs. A row whose rev changed (a write) or that is new on the page is read
+ * afterwards; every row still comes with its current aspects.
+ */
+describe('lineage store: a page answered again is served from copies of its rows', () => {
+  let svc: TestService;
+  let executor: Neo4jExecutor;
+  let store: LineageStore;
+  const ran: { kind: 'hop' | 'after'; params: Record<string, unknown> }[] = [];
+  const id = uniqueId('lpc');
+  const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}.${name},PROD)`;
+  const descriptions = new Map<string, string>();
+
+  async function propose(name: string, aspectName: string, value: unknown) {
+    const res = await svc.call('POST', '/aspects?action=ingestProposal', {
+      proposal: { entityType: 'dataset', entityUrn: ds(name), changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } },
+    });
+    expect(res.status).toBe(200);
+  }
+  const describe_ = async (name: string, description: string) => {
+    descriptions.set(name, description);
+    await propose(name, 'datasetProperties', { description });
+  };
+  const child = async (name: string) => {
+    await propose(name, 'upstreamLineage', { upstreams: [{ dataset: ds('hub'), type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } }] });
+    await describe_(name, `about ${name}`);
+  };
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    for (const name of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']) await child(name);
+    executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
+    const recording = Object.create(executor) as Neo4jExecutor;
+    const recorded = (tx: ManagedTransaction) =>
+      ({ run: (text: string, params: Record<string, unknown>) => (ran.push({ kind: text.includes('$urns') ? 'after' : 'hop', params }), tx.run(text, params)) }) as unknown as ManagedTransaction;
+    recording.read = (caller, work, deadline) => executor.read(caller, (tx) => work(recorded(tx)), deadline);
+    recording.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(recorded(tx)), deadline);
+    const registry = Registry.load(join(ROOT, 'schema'), 'li');
+    const written = new Map([...registry.lineageRelationships()].filter(([type]) => type === 'DownstreamOf'));
+    // Checked copies (no lease): served only once Neo4j confirmed the rev, as the service's default.
+    store = new LineageStore(recording, written, registry.urnNamespace, new LeasedReadCoherence(new LatestAspectCache(1 << 20)));
+    await store.prepare();
+  }, 120_000);
+
+  afterAll(async () => {
+    await executor?.close();
+    await svc?.close();
+  });
+
+  const walk = async () => {
+    ran.length = 0;
+    const page = await store.traverse({
+      urn: ds('hub'), direction: 'DOWNSTREAM', columns: false, maxHops: 1, fanOut: 1000, visitCap: 10_000,
+      groups: [{ degrees: null, types: null, platforms: null, includeRemoved: true }], start: 0, count: 5,
+      aspects: ['datasetProperties', 'status'], deadlineMs: 10_000,
+    });
+    const names = page.rows.map((r) => r.urn.slice(r.urn.indexOf(`${id}.`) + id.length + 1, -',PROD)'.length));
+    for (const [k, r] of page.rows.entries()) expect(r.aspects.get('datasetProperties')).toEqual({ description: descriptions.get(names[k]) });
+    const [first] = ran;
+    return {
+      names,
+      total: page.total,
+      statements: ran.map((r) => r.kind),
+      pageReadInHop: Number(first.params.pageTake) > 0,
+      revsChecked: Object.keys(first.params.known as object).length,
+    };
+  };
+
+  test('the first two walks read the page in the hop (the second leaves copies); the third reads only revs', async () => {
+    const inHop = { names: ['k1', 'k2', 'k3', 'k4', 'k5'], total: 7, statements: ['hop'], pageReadInHop: true, revsChecked: 0 };
+    expect(await walk()).toEqual(inHop);
+    expect(await walk()).toEqual(inHop);
+    expect(await walk()).toEqual({ ...inHop, pageReadInHop: false, revsChecked: 5 });
+    expect(await walk()).toEqual({ ...inHop, pageReadInHop: false, revsChecked: 5 });
+  });
+
+  test('a row written since its copy was made is read again, with its new aspects; then its new copy serves', async () => {
+    await describe_('k3', 'k3, described again');
+    expect(await walk()).toEqual({ names: ['k1', 'k2', 'k3', 'k4', 'k5'], total: 7, statements: ['hop', 'after'], pageReadInHop: false, revsChecked: 5 });
+    expect((ran[1].params.urns as string[])).toEqual([ds('k3')]);
+    expect(await walk()).toMatchObject({ statements: ['hop'], pageReadInHop: false });
+  });
+
+  test('a row new on the page is read afterwards; the walk after reads its page in the hop again, until it holds copies', async () => {
+    await child('k0');
+    expect(await walk()).toEqual({ names: ['k0', 'k1', 'k2', 'k3', 'k4'], total: 8, statements: ['hop', 'after'], pageReadInHop: false, revsChecked: 5 });
+    expect((ran[1].params.urns as string[])).toEqual([ds('k0')]);
+    // k0 was not among the rows hinted, so no copy of it was kept: one more walk reads the page in the hop.
+    expect(await walk()).toMatchObject({ names: ['k0', 'k1', 'k2', 'k3', 'k4'], statements: ['hop'], pageReadInHop: true });
+    expect(await walk()).toMatchObject({ names: ['k0', 'k1', 'k2', 'k3', 'k4'], statements: ['hop'], pageReadInHop: false, revsChecked: 5 });
+  });
+
+  test('a row soft-deleted since is left out of the page as before', async () => {
+    await propose('k1', 'status', { removed: true });
+    ran.length = 0;
+    const page = await store.traverse({
+      urn: ds('hub'), direction: 'DOWNSTREAM', columns: false, maxHops: 1, fanOut: 1000, visitCap: 10_000,
+      groups: [{ degrees: null, types: null, platforms: null, includeRemoved: false }], start: 0, count: 5,
+      aspects: ['datasetProperties', 'status'], deadlineMs: 10_000,
+    });
+    expect(page.rows.map((r) => r.urn)).toEqual(['k0', 'k2', 'k3', 'k4', 'k5'].map(ds));
+    expect(page.rows.map((r) => (r.aspects.get('datasetProperties') as { description: string }).description)).toEqual(['about k0', 'about k2', 'k3, described again', 'about k4', 'about k5']);
   });
 });

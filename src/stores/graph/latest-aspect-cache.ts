@@ -88,8 +88,9 @@ export class LatestAspectCache {
     });
   }
 
-  static key(urn: string, names: readonly string[] | null): string {
-    return names ? `${urn}\n${[...names].sort().join(',')}` : urn;
+  static key(urn: string, names: readonly string[] | null, scope?: string): string {
+    const of = names ? [...names].sort().join(',') : '';
+    return scope ? `${urn}\n${scope}:${of}` : names ? `${urn}\n${of}` : urn;
   }
 
   private static urnOf(key: string): string {

@@ -8,6 +8,11 @@ import { RelationshipPageCache, type CachedRelationshipPage } from './relationsh
 export interface LatestRead {
   urn: string;
   names: string[] | null;
+  /**
+   * Copies of another shape are kept apart under their own scope: a lineage page's copies hold values only (no created
+   * stamps or system metadata), and must never answer an entity read of the same aspects.
+   */
+  scope?: string;
 }
 
 /** Tells other service processes which entities a write changed, before it is acknowledged (src/stores/peers). */
@@ -100,7 +105,7 @@ export class LeasedReadCoherence implements ReadCoherence {
   beforeRead(reads: readonly LatestRead[]): CoherentRead {
     const cache = this.cache;
     const lease = this.lease;
-    const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names));
+    const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names, r.scope));
     const cached: (CachedLatest | undefined)[] = keys.map((key) => cache?.get(key));
     // Copies read in this lease's epoch are current: every write, through any process, drops them before it is answered.
     const unchecked = lease?.unchecked() ?? false;
