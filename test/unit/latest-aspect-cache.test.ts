@@ -14,6 +14,18 @@ describe('LatestAspectCache invalidation', () => {
     expect(cache.get(LatestAspectCache.key('urn:b', null))?.rev).toBe(2);
   });
 
+  it('keys: the same names in any order are one copy; a scope keeps copies of another shape apart, and an invalidation drops them too', () => {
+    expect(LatestAspectCache.key('urn:a', ['status', 'ownership'])).toBe(LatestAspectCache.key('urn:a', ['ownership', 'status']));
+    const page = LatestAspectCache.key('urn:a', ['ownership', 'status'], 'lineagePage');
+    expect(page).not.toBe(LatestAspectCache.key('urn:a', ['ownership', 'status']));
+    expect(page).not.toBe(LatestAspectCache.key('urn:a', null, 'lineagePage'));
+    expect(LatestAspectCache.keyOf('urn:a', LatestAspectCache.namesKey(['status', 'ownership']), 'lineagePage')).toBe(page);
+    const cache = new LatestAspectCache(1_000_000);
+    cache.set(page, entry(3));
+    cache.invalidate(['urn:a']);
+    expect(cache.get(page)).toBeUndefined();
+  });
+
   it('a read counts as overtaken by a write to its entity that finished after it began, not by earlier or other ones', () => {
     const cache = new LatestAspectCache(1_000_000);
     cache.invalidate(['urn:a']);

@@ -89,8 +89,16 @@ export class LatestAspectCache {
   }
 
   static key(urn: string, names: readonly string[] | null, scope?: string): string {
-    const of = names ? [...names].sort().join(',') : '';
-    return scope ? `${urn}\n${scope}:${of}` : names ? `${urn}\n${of}` : urn;
+    return LatestAspectCache.keyOf(urn, names ? LatestAspectCache.namesKey(names) : null, scope);
+  }
+
+  /** The part of a key that names the aspects: sorted, so the same names in any order are one key. */
+  static namesKey(names: readonly string[]): string {
+    return [...names].sort().join(',');
+  }
+
+  static keyOf(urn: string, namesKey: string | null, scope?: string): string {
+    return scope ? `${urn}\n${scope}:${namesKey ?? ''}` : namesKey !== null ? `${urn}\n${namesKey}` : urn;
   }
 
   private static urnOf(key: string): string {

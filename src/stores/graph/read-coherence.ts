@@ -105,7 +105,14 @@ export class LeasedReadCoherence implements ReadCoherence {
   beforeRead(reads: readonly LatestRead[]): CoherentRead {
     const cache = this.cache;
     const lease = this.lease;
-    const keys = reads.map((r) => LatestAspectCache.key(r.urn, r.names, r.scope));
+    // Reads that arrive together mostly share one list of names (a lineage page's rows always do): sorted once.
+    const namesKeys = new Map<readonly string[], string>();
+    const namesKey = (names: string[]) => {
+      let key = namesKeys.get(names);
+      if (key === undefined) namesKeys.set(names, (key = LatestAspectCache.namesKey(names)));
+      return key;
+    };
+    const keys = reads.map((r) => LatestAspectCache.keyOf(r.urn, r.names ? namesKey(r.names) : null, r.scope));
     const cached: (CachedLatest | undefined)[] = keys.map((key) => cache?.get(key));
     // Copies read in this lease's epoch are current: every write, through any process, drops them before it is answered.
     const unchecked = lease?.unchecked() ?? false;
