@@ -103,6 +103,8 @@ interface StoredAspect {
 const PAGE_COPY_SCOPE = 'lineagePage';
 /** Page hints (LineageStore.pageHints) kept: at most this many urns over every walk remembered. */
 const PAGE_HINT_URNS = 20_000;
+/** A larger page is not hinted: every hop of its walk would send a map of its rows to check. */
+const HINTED_PAGE_MAX = 1_000;
 
 /** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
 const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
@@ -259,7 +261,7 @@ export class LineageStore {
     const copies = hint ? new PageCopies(this.coherence!.beforeRead(hint.map((urn) => ({ urn, names: q.aspects, scope: PAGE_COPY_SCOPE }))), hint) : null;
     try {
       const page = await this.walkAndPage(q, deadline, copies);
-      if (hintKey && page !== STALE_TYPES && page.rows.length > 0) this.pageHints.set(hintKey, page.rows.map((r) => r.urn));
+      if (hintKey && page !== STALE_TYPES && page.rows.length > 0 && page.rows.length <= HINTED_PAGE_MAX) this.pageHints.set(hintKey, page.rows.map((r) => r.urn));
       return page;
     } finally {
       copies?.end();
