@@ -21,7 +21,8 @@ import { hopByHop, startLineageFloor } from './lineage-reference';
  *   GraphQL     scrollAcrossLineage over HTTP with the query the SDK's lineage client sends (datahub.sdk
  *               LineageClient: each result's name, platform and description, its degree and path), the same bounds:
  *               the page's entities are read as well, which no other column does;
- *   store       LineageStore.traverse in this process (the service's statements, without HTTP and the service);
+ *   store       LineageStore.traverse in this process (the service's statements, without HTTP and the service; with no
+ *               read cache, so a page is read in its hop every time);
  *   hop-by-hop  the reference: the best hop-by-hop Cypher for this graph, one statement per hop in one read
  *               transaction (DownstreamOf only, directed, the frontier of the first hop sought by urn, later ones by
  *               the element ids the hop before returned, rows of 48 neighbours per hop), each
