@@ -10,6 +10,15 @@ import { startTestService, uniqueId, type TestService } from '../support/service
 
 const ROOT = join(__dirname, '..', '..');
 
+/** `executor` whose reads hand each statement to `seen` (with how it ran: in a transaction or auto-commit) before running it. */
+function recordingExecutor(executor: Neo4jExecutor, seen: (text: string, params: Record<string, unknown>, how: string) => void): Neo4jExecutor {
+  const recording = Object.create(executor) as Neo4jExecutor;
+  const recorded = (how: string, tx: ManagedTransaction) => ({ run: (text: string, params: Record<string, unknown>) => (seen(text, params, how), tx.run(text, params)) }) as unknown as ManagedTransaction;
+  recording.read = (caller, work, deadline) => executor.read(caller, (tx) => work(recorded('in a transaction', tx)), deadline);
+  recording.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(recorded('auto-commit', tx)), deadline);
+  return recording;
+}
+
 /**
  * The page's aspects are read in the hop that reaches the page's rows, so a walk from a hub whose page fills in one hop
  * takes one statement per hop and none after; rows the hop did not read (pushed past its reads by a filter) are read
@@ -44,11 +53,7 @@ describe('lineage store: the page read within the hops', () => {
     for (const name of ['d01', 'd02']) await propose(name, 'status', { removed: true });
     executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
     // Every statement of a walk, by kind: the executor's reads with their statements counted, and how they ran.
-    const counting = Object.create(executor) as Neo4jExecutor;
-    const counted = (how: string, tx: ManagedTransaction) =>
-      ({ run: (text: string, params: Record<string, unknown>) => (statements.push(text.includes('$urns') ? 'after' : 'hop'), runs.push(how), tx.run(text, params)) }) as unknown as ManagedTransaction;
-    counting.read = (caller, work, deadline) => executor.read(caller, (tx) => work(counted('in a transaction', tx)), deadline);
-    counting.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(counted('auto-commit', tx)), deadline);
+    const counting = recordingExecutor(executor, (text, _params, how) => (statements.push(text.includes('$urns') ? 'after' : 'hop'), runs.push(how)));
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
     // The one lineage type this test writes: a type left out at prepare whose first edge another test file wrote
     // meanwhile would have a walk count the types and walk again (statements these tests count).
@@ -145,10 +150,7 @@ describe('lineage store: relationship types without edges left out', () => {
     for (const name of ['a', 'b']) await propose(name, 'upstreamLineage', { upstreams: [{ dataset: ds('hub'), type: 'TRANSFORMED', auditStamp: { time: 0, actor: 'urn:li:corpuser:x' } }] });
     await propose('c', 'datasetProperties', { description: 'c' });
     executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
-    const recording = Object.create(executor) as Neo4jExecutor;
-    const recorded = (tx: ManagedTransaction) => ({ run: (text: string, params: Record<string, unknown>) => (texts.push(text), tx.run(text, params)) }) as unknown as ManagedTransaction;
-    recording.read = (caller, work, deadline) => executor.read(caller, (tx) => work(recorded(tx)), deadline);
-    recording.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(recorded(tx)), deadline);
+    const recording = recordingExecutor(executor, (text) => texts.push(text));
     store = new LineageStore(recording, new Map([['DownstreamOf', { isUpstream: true }], [along, { isUpstream: false }]]), 'li');
     await store.prepare();
   }, 120_000);
@@ -221,11 +223,7 @@ describe('lineage store: a page answered again is served from copies of its rows
     svc = await startTestService();
     for (const name of ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']) await child(name);
     executor = new Neo4jExecutor({ uri: process.env.TEST_NEO4J_URI!, user: '', password: '', database: 'neo4j', timeoutMs: 10_000, cypherDir: join(ROOT, 'cypher') }, createLogger('silent'));
-    const recording = Object.create(executor) as Neo4jExecutor;
-    const recorded = (tx: ManagedTransaction) =>
-      ({ run: (text: string, params: Record<string, unknown>) => (ran.push({ kind: text.includes('$urns') ? 'after' : 'hop', params }), tx.run(text, params)) }) as unknown as ManagedTransaction;
-    recording.read = (caller, work, deadline) => executor.read(caller, (tx) => work(recorded(tx)), deadline);
-    recording.readEachStatement = (caller, work, deadline) => executor.readEachStatement(caller, (tx) => work(recorded(tx)), deadline);
+    const recording = recordingExecutor(executor, (text, params) => ran.push({ kind: text.includes('$urns') ? 'after' : 'hop', params }));
     const registry = Registry.load(join(ROOT, 'schema'), 'li');
     const written = new Map([...registry.lineageRelationships()].filter(([type]) => type === 'DownstreamOf'));
     // Checked copies (no lease): served only once Neo4j confirmed the rev, as the service's default.
