@@ -32,7 +32,7 @@ function page(): LineageResult {
   const results = Array.from({ length: count }, (_, k) => {
     const u = urn(20000 + k);
     const aspects = new Map<string, Record<string, unknown>>(k % 3 === 0 ? [['datasetProperties', { name: `t${k}`, description: `Table ${k} of the warehouse` }]] : []);
-    return { urn: u, type: 'dataset', degree: 1, path: [{ urn: start, type: 'dataset' }, { urn: u, type: 'dataset' }], aspects, direction: 'DOWNSTREAM' as const };
+    return { urn: u, type: 'dataset', degree: 1, path: [{ urn: start, type: 'dataset' }, { urn: u, type: 'dataset' }], aspects, rev: k, direction: 'DOWNSTREAM' as const };
   });
   return { start: 0, count, total: 1489, truncated: false, truncatedBy: [], maxHops: 1, aspectsRead: shown, results };
 }
@@ -59,7 +59,7 @@ async function byHand(): Promise<string> {
         nextScrollId: 'eyJvZmZzZXQiOjEwMH0',
         searchResults: result.results.map((r) => ({
           degree: r.degree,
-          entity: { urn: r.urn, type: 'DATASET', name: name(r.urn), platform: { name: platform(r.urn) }, properties: r.aspects.has('datasetProperties') ? { description: r.aspects.get('datasetProperties')!.description ?? null } : null },
+          entity: { urn: r.urn, type: 'DATASET', name: name(r.urn), platform: { name: platform(r.urn) }, properties: r.aspects.get('datasetProperties') ? { description: r.aspects.get('datasetProperties')!.description ?? null } : null },
           paths: [{ path: r.path.map((p) => ({ urn: p.urn, type: 'DATASET' })) }],
         })),
       },

@@ -45,6 +45,7 @@ export const configSchema = z.object({
   BODY_LIMIT: byteSize.default('16mb'),
   READ_CACHE_SIZE: byteSize.default('32mb'),
   READ_CACHE_UNCHECKED: booleanString.default('false'),
+  LINEAGE_ANSWER_CACHE_SIZE: byteSize.default('8mb'),
   INDEX_CACHE_SIZE: byteSize.default('32mb'),
   CACHE_PEER_PORT: port.default(0),
   CACHE_PEER_HOST: z.string().optional(),

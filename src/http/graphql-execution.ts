@@ -1,6 +1,7 @@
 import { execute, getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { DomainError } from '../model/errors';
+import { answerableFromWalk, type WalkAnswers, type WalkAnswerSlot } from './graphql-walk-answers';
 
 /**
  * Mutations, subscriptions and a query's first run execute on graphql-js's own `execute` rather than Yoga's
@@ -25,6 +26,30 @@ interface CompiledOperation {
   runs: number;
   /** null until compiled, or when graphql-jit cannot compile it (then graphql-js runs it). */
   compiled: CompiledQuery | null;
+  /** Under which the answers of a query answerable from its walk are kept (graphql-walk-answers.ts); null otherwise. */
+  answersKey: string | null;
+}
+
+/** The request's context as the executor sees it: where a lineage walk's resolver finds its slot in the answers kept. */
+export interface WalkAnswerContext {
+  walkAnswer?: WalkAnswerSlot;
+}
+
+/**
+ * The text a result is answered with (Yoga's `stringify`, graphql.ts): the answer kept for it, or its serialization,
+ * kept when the result says so.
+ */
+export const ANSWER_TEXT = Symbol('answer text');
+export interface AnswerText {
+  [ANSWER_TEXT]?: { kept: string } | { keep: (text: string) => void };
+}
+
+export function answerText(result: ExecutionResult & AnswerText, serialize: () => string): string {
+  const answer = result[ANSWER_TEXT];
+  if (answer && 'kept' in answer) return answer.kept;
+  const text = serialize();
+  answer?.keep(text);
+  return text;
 }
 
 /**
@@ -41,18 +66,34 @@ interface CompiledOperation {
 export class QueryExecutor {
   private readonly operations = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, CompiledOperation>>>();
 
-  /** `interpret`: graphql-js, for everything not compiled and every answer the compiled query does not give alike. */
-  constructor(private readonly interpret: (args: ExecutionArgs) => ReturnType<typeof execute> = executeAnsweringRequestErrors) {}
+  private compiledCount = 0;
+
+  /**
+   * `interpret`: graphql-js, for everything not compiled and every answer the compiled query does not give alike.
+   * `answers`: where answers of lineage queries asked again are kept (none: never kept).
+   */
+  constructor(
+    private readonly interpret: (args: ExecutionArgs) => ReturnType<typeof execute> = executeAnsweringRequestErrors,
+    private readonly answers: WalkAnswers | null = null,
+  ) {}
 
   readonly execute = (args: ExecutionArgs): ReturnType<typeof execute> => {
     const operation = getOperationAST(args.document, args.operationName ?? undefined);
     if (operation?.operation !== 'query') return this.interpret(args);
-    const compiled = this.compiledFor(args);
+    const entry = this.compiledFor(args);
+    const compiled = entry?.compiled;
     if (!compiled) return this.interpret(args);
+    const slot = this.slotFor(entry, args);
     const settle = (result: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
+      if (slot?.hit !== undefined && !result.errors) return { data: result.data, [ANSWER_TEXT]: { kept: slot.hit } } as ExecutionResult;
       if (!answeredAsGraphqlJs(result)) return this.interpret(args);
       // graphql-js's errors, in graphql-js's key order (which the answer is serialized in).
-      return result.errors ? { errors: result.errors.map(asGraphqlJsError), data: result.data } : result;
+      if (result.errors) return { errors: result.errors.map(asGraphqlJsError), data: result.data };
+      if (slot?.fingerprint !== undefined) {
+        const { answers, key, fingerprint } = slot;
+        return { ...result, [ANSWER_TEXT]: { keep: (text: string) => answers.keep(key, fingerprint, text) } } as ExecutionResult;
+      }
+      return result;
     };
     // A compiled query that fails outright (a defect of the compiler) is answered by graphql-js too.
     const interpreted = () => this.interpret(args);
@@ -65,14 +106,23 @@ export class QueryExecutor {
     return result instanceof Promise ? result.then(settle, interpreted) : settle(result as ExecutionResult);
   };
 
-  private compiledFor(args: ExecutionArgs): CompiledQuery | null {
+  /** The request's slot in the answers kept, for a compiled query answerable from its walk (none otherwise). */
+  private slotFor(entry: CompiledOperation, args: ExecutionArgs): WalkAnswerSlot | null {
+    const context = args.contextValue as WalkAnswerContext | null | undefined;
+    if (!this.answers || entry.answersKey === null || !context || typeof context !== 'object') return null;
+    const slot: WalkAnswerSlot = { answers: this.answers, key: `${entry.answersKey}\n${JSON.stringify(args.variableValues ?? {})}` };
+    context.walkAnswer = slot;
+    return slot;
+  }
+
+  private compiledFor(args: ExecutionArgs): CompiledOperation | null {
     let byDocument = this.operations.get(args.schema);
     if (!byDocument) this.operations.set(args.schema, (byDocument = new WeakMap()));
     let byName = byDocument.get(args.document);
     if (!byName) byDocument.set(args.document, (byName = new Map()));
     const name = args.operationName ?? '';
     let entry = byName.get(name);
-    if (!entry) byName.set(name, (entry = { runs: 0, compiled: null }));
+    if (!entry) byName.set(name, (entry = { runs: 0, compiled: null, answersKey: null }));
     entry.runs++;
     if (entry.runs === COMPILE_AT_RUN) {
       try {
@@ -81,8 +131,9 @@ export class QueryExecutor {
       } catch {
         entry.compiled = null;
       }
+      if (entry.compiled && this.answers && answerableFromWalk(args.schema, args.document, args.operationName ?? undefined)) entry.answersKey = `q${++this.compiledCount}`;
     }
-    return entry.compiled;
+    return entry;
   }
 }
 

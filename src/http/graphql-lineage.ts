@@ -1,7 +1,9 @@
 import type { RevocationCheck } from '../auth/revocation-check';
 import { dataPlatformInstance } from '../model/aspects';
 import { platformName, platformUrn, tryParseUrn } from '../model/urn';
-import { graphqlEntityType, modelEntityType, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
+import { graphqlEntityType, modelEntityType, type AspectValues, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
+import type { WalkAnswerContext } from './graphql-execution';
+import { walkFingerprint } from './graphql-walk-answers';
 import { decodeScrollId, encodeScrollId } from './routes/lineage';
 
 /** DataHub's lineage GraphQL (scrollAcrossLineage, searchAcrossLineage): type names and shapes its SDK reads. */
@@ -236,7 +238,7 @@ interface LineageInput {
 interface EntityRef {
   urn: string;
   type: string;
-  aspects?: Map<string, Record<string, unknown>>;
+  aspects?: AspectValues;
   /** The aspects the traversal read: one of them missing from `aspects` is one the entity has not. */
   aspectsRead?: ReadonlySet<string>;
 }
@@ -286,6 +288,21 @@ function toRequest(input: LineageInput, start: number, revocation: RevocationChe
   };
 }
 
+type WalkContext = { revocation: RevocationCheck } & WalkAnswerContext;
+
+/**
+ * Whether the walk found what it found when its answer was kept (graphql-walk-answers.ts): then the executor answers
+ * the text kept, and the resolver returns an empty stand-in for it. Otherwise the answer built is kept when it can be.
+ */
+function answeredAsBefore(result: LineageResult, ctx: WalkContext): boolean {
+  const slot = ctx.walkAnswer;
+  const fingerprint = slot ? walkFingerprint(result) : null;
+  if (!slot || fingerprint === null) return false;
+  slot.hit = slot.answers.lookup(slot.key, fingerprint);
+  if (slot.hit === undefined) slot.fingerprint = fingerprint;
+  return slot.hit !== undefined;
+}
+
 /** The entities' `properties` (and tags, owners, …) are resolved by the search module's resolvers (graphql-search.ts). */
 export function lineageResolvers(lineage: LineageService) {
   const entityFields = {
@@ -293,8 +310,9 @@ export function lineageResolvers(lineage: LineageService) {
   };
   return {
     Query: {
-      scrollAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: { revocation: RevocationCheck }) => {
+      scrollAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: WalkContext) => {
         const result = await lineage.lineage(toRequest(input, decodeScrollId(input.scrollId), ctx.revocation));
+        if (answeredAsBefore(result, ctx)) return { nextScrollId: null, count: 0, total: 0, searchResults: [], truncated: false, truncatedBy: [] };
         const end = result.start + result.count;
         return {
           nextScrollId: result.count > 0 && end < result.total ? encodeScrollId(end) : null,
@@ -305,8 +323,9 @@ export function lineageResolvers(lineage: LineageService) {
           truncatedBy: result.truncatedBy,
         };
       },
-      searchAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: { revocation: RevocationCheck }) => {
+      searchAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: WalkContext) => {
         const result = await lineage.lineage(toRequest(input, input.start ?? 0, ctx.revocation));
+        if (answeredAsBefore(result, ctx)) return { start: 0, count: 0, total: 0, searchResults: [], truncated: false, truncatedBy: [] };
         return { start: result.start, count: result.count, total: result.total, searchResults: shape(result), truncated: result.truncated, truncatedBy: result.truncatedBy };
       },
     },

@@ -7,6 +7,7 @@ import type { EntityTypeNames } from '../model/entity-type-names';
 import type { Registry } from '../model/registry';
 import { platformUrn, tryParseUrn } from '../model/urn';
 import type { EntityReads } from '../services/entity-reads';
+import type { AspectValues } from '../services/lineage/lineage-service';
 import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
 import { parseFilter, type Filter } from '../services/search/query-builder';
 import { lineageTypeDefs } from './graphql-lineage';
@@ -464,7 +465,7 @@ interface EntityRef {
   urn: string;
   type?: string;
   /** Aspects a lineage walk brought along (as of its moment, for an as-of walk): they win over a fresh read. */
-  aspects?: Map<string, Record<string, unknown>>;
+  aspects?: AspectValues;
   /** The aspects that walk read: one of them missing from `aspects` is one the entity has not (then), not one to read. */
   aspectsRead?: ReadonlySet<string>;
 }

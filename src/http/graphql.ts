@@ -10,7 +10,8 @@ import type { RevocationCheck } from '../auth/revocation-check';
 import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
 import type { LineageService } from '../services/lineage/lineage-service';
-import { QueryExecutor } from './graphql-execution';
+import { answerText, QueryExecutor, type WalkAnswerContext } from './graphql-execution';
+import { WalkAnswers } from './graphql-walk-answers';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { searchResolvers, searchTypeDefs, type SearchGraphqlDependencies } from './graphql-search';
 
@@ -96,7 +97,7 @@ const Long = new GraphQLScalarType({
 });
 
 /** What every resolver sees: the caller, and where the pre-execution scope check leaves its refusal. */
-export interface GraphqlContext {
+export interface GraphqlContext extends WalkAnswerContext {
   principal: Principal;
   /**
    * The caller's token's revocation check. A query of lineage alone lets its walks make it (in their first statement);
@@ -210,7 +211,7 @@ const withExtensions = (result: ExecutionResult) => ({ ...result, extensions: re
 const alwaysExtensions: Plugin = {
   onResultProcess({ result, setResult }) {
     if (Array.isArray(result) || Symbol.asyncIterator in result) return;
-    setResult({ ...withExtensions(result), stringify: (r: ExecutionResult) => JSON.stringify(withExtensions(r)) });
+    setResult({ ...withExtensions(result), stringify: (r: ExecutionResult) => answerText(r, () => JSON.stringify(withExtensions(r))) });
   },
 };
 
@@ -286,6 +287,8 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   auth: Authenticator;
   bodyLimitBytes: number;
   logger: Logger;
+  /** LINEAGE_ANSWER_CACHE_SIZE: bytes of lineage answers kept for queries asked again (0: none). */
+  lineageAnswerCacheBytes?: number;
 }
 
 /** The executable schema: the service's types and resolvers (lineage, search, deprecation). */
@@ -354,7 +357,7 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
       revocationCheckedByWalks,
       mutationsNeedWrite,
       alwaysExtensions,
-      executeWith(new QueryExecutor()),
+      executeWith(new QueryExecutor(undefined, deps.lineageAnswerCacheBytes ? new WalkAnswers(deps.lineageAnswerCacheBytes) : null)),
     ],
   });
 

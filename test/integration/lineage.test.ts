@@ -291,6 +291,30 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     for (let i = 0; i < 3; i++) expect(await shown()).toEqual({ ...afterOther, [kids[1]]: 'second, through this process' });
   });
 
+  test('GraphQL lineage asked again: a new row, and what the answer shows of entities other than its rows, show at once', async () => {
+    // An answer is kept for a query asked again (graphql-walk-answers.ts) and answered while its walk finds the same
+    // rows at the same revs; a path's entities are not rows, so a query showing their properties is never kept.
+    const hub = ds('q');
+    const kids = [0, 1, 2].map((i) => ds(`q${i}`));
+    for (const urn of kids) await upstreams(urn, [hub]);
+    await propose(hub, 'datasetProperties', { description: 'the hub' });
+    const ask = async (query: string) => {
+      const res = await svc.call('POST', '/api/graphql', { query, variables: { input: { urn: hub, direction: 'DOWNSTREAM', count: 10 } } }, bearer(token));
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.scrollAcrossLineage.searchResults as { entity: { urn: string }; paths: { path: { urn: string; properties?: { description: string } | null }[] }[] }[];
+    };
+    const rowsOnly = `query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { searchResults { entity { urn ... on Dataset { name platform { name } } } paths { path { urn } } } } }`;
+    for (let i = 0; i < 3; i++) expect((await ask(rowsOnly)).map((r) => r.entity.urn)).toEqual(kids);
+    await upstreams(ds('q3'), [hub]);
+    for (let i = 0; i < 2; i++) expect((await ask(rowsOnly)).map((r) => r.entity.urn)).toEqual([...kids, ds('q3')]);
+
+    const withStart = `query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { searchResults { entity { urn } paths { path { urn ... on Dataset { properties { description } } } } } } }`;
+    const startShown = async () => (await ask(withStart))[0].paths[0].path[0].properties?.description;
+    for (let i = 0; i < 3; i++) expect(await startShown()).toBe('the hub');
+    await propose(hub, 'datasetProperties', { description: 'the hub, described again' });
+    expect(await startShown()).toBe('the hub, described again');
+  });
+
   describe('PATCH: atomic read-modify-write, versioned like UPSERT, edges follow', () => {
     const target = ds('patched');
     const versions = async (aspect: string) => (await svc.call('GET', `/aspects/${enc(target)}?aspect=${aspect}&version=0`)).body;

@@ -262,7 +262,7 @@ export class AsOfLineage {
       }
       const path: string[] = [];
       for (let at: string | null = n.urn; at !== null; at = visited.get(at)!.parent) path.unshift(at);
-      return { urn: n.urn, type: typeOf(n.urn), degree: n.degree, path: path.map((u) => ({ urn: u, type: typeOf(u) })), aspects };
+      return { urn: n.urn, type: typeOf(n.urn), degree: n.degree, path: path.map((u) => ({ urn: u, type: typeOf(u) })), aspects, rev: null };
     });
     return { total: matched.length, cut, rows };
   }

@@ -5,6 +5,8 @@ import type { Registry } from '../../model/registry';
 import { platformName, tryParseUrn } from '../../model/urn';
 import type { LineageDirection, LineageFilterGroup, LineagePage, LineageQuery, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
 
+export type { AspectValues } from '../../stores/graph/lineage-store';
+
 export interface LineageLimits {
   /** Hard cap on hops; "3+" and an absent degree filter mean "up to this". */
   maxHops: number;

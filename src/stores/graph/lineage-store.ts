@@ -37,12 +37,22 @@ export interface LineageQuery {
   tokens?: string[];
 }
 
+/** A row's aspects by name; one it lacks (or the walk did not read) is undefined. */
+export interface AspectValues {
+  get(name: string): Record<string, unknown> | undefined;
+}
+
 export interface LineageRow {
   urn: string;
   type: string;
   degree: number;
   path: { urn: string; type: string }[];
-  aspects: Map<string, Record<string, unknown>>;
+  aspects: AspectValues;
+  /**
+   * The entity's rev when its aspects were read (every write bumps it), so (urn, rev) names the row's aspects; null when
+   * the walk read no aspects or does not know it.
+   */
+  rev: number | null;
 }
 
 export interface LineagePage {
@@ -348,7 +358,7 @@ export class LineageStore {
         for (const v of page) if (v.aspects === undefined) v.aspects = copies?.current(v.urn, v.rev);
         for (const v of page) if (v.aspects !== undefined && !fromCopies) copies?.read(v.urn, v.rev, v.aspects);
         const hydrate = q.aspects.length > 0 ? page.filter((v) => v.aspects === undefined) : [];
-        const parsed = (stored: StoredAspect[] | undefined) => new Map((stored ?? []).map((a) => [a.name, JSON.parse(a.value) as Record<string, unknown>]));
+        const parsed = (stored: StoredAspect[] | undefined) => new ParsedOnDemand(stored ?? []);
         if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))), revoked: false };
         if (Date.now() >= deadline) throw missed();
         const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
@@ -360,6 +370,8 @@ export class LineageStore {
         const read = record.get('page') as { urn: string; rev: number | null; aspects: StoredAspect[] }[];
         for (const p of read) copies?.read(p.urn, p.rev, p.aspects);
         const aspects = new Map(read.map((p) => [p.urn, p.aspects]));
+        const revs = new Map(read.map((p) => [p.urn, p.rev]));
+        for (const v of hydrate) v.rev = revs.get(v.urn) ?? null;
         const rows = page.map((v) => row(v, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
         return { total: matched.length, cut, rows, revoked: false };
       },
@@ -537,11 +549,31 @@ function siftDown<T extends { urn: string }>(heap: T[], i: number): void {
   heap[i] = x;
 }
 
-function row(v: Reached, startUrn: string, aspects: Map<string, Record<string, unknown>>): LineageRow {
+function row(v: Reached, startUrn: string, aspects: AspectValues): LineageRow {
   const path: { urn: string; type: string }[] = [];
   for (let at: Reached = v; at.parent !== null; at = at.parent) path.push({ urn: at.urn, type: entityTypeOf(at.urn) });
   path.push({ urn: startUrn, type: entityTypeOf(startUrn) });
-  return { urn: v.urn, type: entityTypeOf(v.urn), degree: v.degree, path: path.reverse(), aspects };
+  return { urn: v.urn, type: entityTypeOf(v.urn), degree: v.degree, path: path.reverse(), aspects, rev: typeof v.rev === 'number' ? v.rev : null };
+}
+
+/**
+ * Stored aspects parsed when first asked for: an answer that shows few of them (or none, when it is answered from a
+ * copy of the whole answer) does not parse the rest.
+ */
+export class ParsedOnDemand implements AspectValues {
+  private parsed: Map<string, Record<string, unknown>> | null = null;
+
+  constructor(private readonly stored: readonly StoredAspect[]) {}
+
+  get(name: string): Record<string, unknown> | undefined {
+    const known = this.parsed?.get(name);
+    if (known !== undefined) return known;
+    const found = this.stored.find((a) => a.name === name);
+    if (!found) return undefined;
+    const value = JSON.parse(found.value) as Record<string, unknown>;
+    (this.parsed ??= new Map()).set(name, value);
+    return value;
+  }
 }
 
 /** One OR-branch of the result filter. */
