@@ -84,9 +84,15 @@ export class QueryExecutor {
     const compiled = entry?.compiled;
     if (!compiled) return this.interpret(args);
     const slot = this.slotFor(entry, args);
+    // A compiled query that fails outright (a defect of the compiler) is answered by graphql-js too, which builds its
+    // answer whole: the walk's resolver finds no slot then.
+    const interpreted = () => {
+      if (slot) delete (args.contextValue as WalkAnswerContext).walkAnswer;
+      return this.interpret(args);
+    };
     const settle = (result: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
       if (slot?.hit !== undefined && !result.errors) return { data: result.data, [ANSWER_TEXT]: { kept: slot.hit } } as ExecutionResult;
-      if (!answeredAsGraphqlJs(result)) return this.interpret(args);
+      if (!answeredAsGraphqlJs(result)) return interpreted();
       // graphql-js's errors, in graphql-js's key order (which the answer is serialized in).
       if (result.errors) return { errors: result.errors.map(asGraphqlJsError), data: result.data };
       if (slot?.fingerprint !== undefined) {
@@ -95,8 +101,6 @@ export class QueryExecutor {
       }
       return result;
     };
-    // A compiled query that fails outright (a defect of the compiler) is answered by graphql-js too.
-    const interpreted = () => this.interpret(args);
     let result: ReturnType<CompiledQuery['query']>;
     try {
       result = compiled.query(args.rootValue, args.contextValue, args.variableValues);

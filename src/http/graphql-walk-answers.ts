@@ -99,7 +99,7 @@ export function walkFingerprint(result: LineageResult): string | null {
   let text = `${result.start} ${result.count} ${result.total} ${result.truncated} ${result.truncatedBy.join(',')}`;
   for (const r of result.results) {
     if (r.rev === null) return null;
-    text += `\n${r.rev} ${r.degree} ${r.direction} ${r.type}`;
+    text += `\n${r.urn} ${r.rev} ${r.degree} ${r.direction} ${r.type}`;
     for (const p of r.path) text += ` ${p.urn}`;
   }
   return text;

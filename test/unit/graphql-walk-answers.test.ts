@@ -20,10 +20,14 @@ const start = urn(1);
 /** The walk's rows: description and rev per row, changed by the tests. */
 const rows = [0, 1, 2].map((k) => ({ description: `Table ${k}`, rev: 5 }));
 let aspectReads = 0;
+/** The next walk answers a row without its urn (an error deeper in the answer: graphql-js answers it again). */
+let breakNextWalk = false;
 
 function walk(request: { urn: string }): LineageResult {
+  const broken = breakNextWalk;
+  breakNextWalk = false;
   const results = rows.map((r, k) => {
-    const u = urn(10 + k);
+    const u = broken && k === 0 ? (null as unknown as string) : urn(10 + k);
     const value = { description: r.description };
     const aspects = {
       get: (name: string) => {
@@ -137,6 +141,14 @@ describe('answers kept for lineage queries asked again', () => {
     expect(first).toBe(await reference(fewer));
     expect(await ask(fewer)).toBe(first);
     expect(await ask()).toBe(await reference());
+  });
+
+  test('an answer graphql-js builds again (the compiled one had an error deeper) is built whole, even when its walk finds an answer kept', async () => {
+    const kept = await ask();
+    expect(await ask()).toBe(kept);
+    breakNextWalk = true;
+    expect(await ask()).toBe(await reference());
+    expect(JSON.parse(kept).data.scrollAcrossLineage.searchResults).toHaveLength(3);
   });
 
   test('a description that changed without a new rev is not seen: the rev is what says a row changed', async () => {
