@@ -14,8 +14,9 @@ export interface ReferenceWalk {
 }
 
 /**
- * The reference walk of bench/lineage.ts: the best hop-by-hop Cypher for its graph, one statement per hop in one read
- * transaction (DownstreamOf only, directed; the first frontier sought by urn, later ones by the element ids the hop
+ * The reference walk of bench/lineage.ts: the best hop-by-hop Cypher for its graph, one statement per hop, with no
+ * exchange besides them (one hop auto-commit, more in a read transaction that waits for neither BEGIN's nor COMMIT's
+ * answer) (DownstreamOf only, directed; the first frontier sought by urn, later ones by the element ids the hop
  * before returned, unless `byId` is false), each reached node with one parent and its onward degree (the fan-out
  * rule), the visited set kept here, the same fan-out and visit cap. `status` also reads each node's soft-delete flag.
  */
@@ -27,35 +28,47 @@ export async function hopByHop(driver: Driver, start: string, direction: Lineage
   const byUrn = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) ${found}`;
   // After the first hop, the frontier by the element ids the hop before returned (no urn index descent per node).
   const byElementId = `UNWIND range(0, size($nodes) - 1) AS i MATCH (a) WHERE elementId(a) = $nodes[i] MATCH (a)${step}(m:Entity) ${found}`;
+  // The fewest exchanges with the server: one hop is one auto-commit statement; more hops share a read transaction
+  // (element ids hold within one) whose BEGIN goes out with the first statement and whose COMMIT is not waited for.
   const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
+  const tx = hops > 1 ? session.beginTransaction() : null;
+  const run = (text: string, params: Record<string, unknown>) => (tx ? tx.run(text, params) : session.run(text, params));
+  let walk: ReferenceWalk;
   try {
-    return await session.executeRead(async (tx) => {
-      const parents: ReferenceWalk['parents'] = new Map([[start, { degree: 0, parent: null, removed: false }]]);
-      let removed = 0;
-      let frontier = [start];
-      let nodes: string[] = [];
-      for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
-        const next: string[] = [];
-        const nextNodes: string[] = [];
-        const text = degree > 1 && byId ? byElementId : byUrn;
-        const rows = (await tx.run(text, { frontier, nodes })).records.flatMap((r) => r.get('found') as [string, number, number, boolean, string][]);
-        for (const [urn, parent, onward, gone, node] of rows) {
-          if (parents.has(urn)) continue;
-          parents.set(urn, { degree, parent: frontier[parent], removed: gone });
-          if (gone) removed++;
-          if (parents.size > visitCap + 1) return { reached: visitCap + 1, removed, parents };
-          if (onward <= fanOut) {
-            next.push(urn);
-            nextNodes.push(node);
-          }
-        }
-        frontier = next;
-        nodes = nextNodes;
-      }
-      return { reached: parents.size - 1, removed, parents };
-    });
-  } finally {
+    walk = await walkHops(run);
+  } catch (err) {
+    await tx?.rollback().catch(() => undefined);
     await session.close();
+    throw err;
+  }
+  if (tx) void tx.commit().catch(() => undefined).finally(() => session.close());
+  else await session.close();
+  return walk;
+
+  async function walkHops(run: (text: string, params: Record<string, unknown>) => Promise<{ records: { get(key: string): unknown }[] }>): Promise<ReferenceWalk> {
+    const parents: ReferenceWalk['parents'] = new Map([[start, { degree: 0, parent: null, removed: false }]]);
+    let removed = 0;
+    let frontier = [start];
+    let nodes: string[] = [];
+    for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
+      const next: string[] = [];
+      const nextNodes: string[] = [];
+      const text = degree > 1 && byId ? byElementId : byUrn;
+      const rows = (await run(text, { frontier, nodes })).records.flatMap((r) => r.get('found') as [string, number, number, boolean, string][]);
+      for (const [urn, parent, onward, gone, node] of rows) {
+        if (parents.has(urn)) continue;
+        parents.set(urn, { degree, parent: frontier[parent], removed: gone });
+        if (gone) removed++;
+        if (parents.size > visitCap + 1) return { reached: visitCap + 1, removed, parents };
+        if (onward <= fanOut) {
+          next.push(urn);
+          nextNodes.push(node);
+        }
+      }
+      frontier = next;
+      nodes = nextNodes;
+    }
+    return { reached: parents.size - 1, removed, parents };
   }
 }
 

@@ -191,7 +191,13 @@ export class Neo4jExecutor {
     return this.options.database;
   }
 
-  /** `timeoutMs` overrides the transaction time limit (a caller's deadline); its expiry is then `onTimeout`'s error. */
+  /**
+   * A read transaction whose BEGIN goes out with its first statement and whose answer does not wait for its COMMIT: a
+   * read commits nothing, and executeRead made each of them a round trip of its own besides the statements (a lineage
+   * walk of three hops: five exchanges with the server for three statements). Retried as a whole on a transient error,
+   * as a transaction function is. `timeoutMs` overrides the transaction time limit (a caller's deadline); its expiry is
+   * then `onTimeout`'s error.
+   */
   async read<T>(caller: string, work: (tx: ManagedTransaction) => Promise<T>, deadline?: { timeoutMs: number; onTimeout: () => Error }): Promise<T> {
     return this.session('READ', caller, work, deadline);
   }
@@ -286,10 +292,24 @@ export class Neo4jExecutor {
     const config = { timeout: deadline?.timeoutMs ?? this.options.timeoutMs * 6, metadata: { app: 'graph-metadata-service', caller } };
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
+    /** A read's COMMIT, sent once its work has its answer; the session closes when it is answered. */
+    let committing: Promise<void> | null = null;
     try {
       const quiet = (tx: ManagedTransaction) => work(withoutStackCapture(tx));
       const autoCommit = () => ({ run: (text: string, params?: Record<string, unknown>) => session.run(text, params, config) }) as ManagedTransaction;
-      const run = mode === 'READ' ? session.executeRead(quiet, config) : mode === 'WRITE' ? session.executeWrite(quiet, config) : retriedOnTransientError(() => quiet(autoCommit()));
+      const pipelinedRead = async () => {
+        // Used before it is awaited, the transaction writes BEGIN and the first statement without waiting in between.
+        const tx = session.beginTransaction(config);
+        try {
+          const answer = await quiet(tx as unknown as ManagedTransaction);
+          committing = tx.commit();
+          return answer;
+        } catch (err) {
+          await tx.rollback().catch(() => undefined);
+          throw err;
+        }
+      };
+      const run = mode === 'READ' ? retriedOnTransientError(pipelinedRead) : mode === 'WRITE' ? session.executeWrite(quiet, config) : retriedOnTransientError(() => quiet(autoCommit()));
       // A write has no client-side timer: giving up on a transaction that may still commit would misreport it.
       if (!deadline?.onTimeout) return await run;
       const onTimeout = deadline.onTimeout;
@@ -304,6 +324,7 @@ export class Neo4jExecutor {
       clearTimeout(timer);
       // After a deadline the answer must not wait for the abandoned query; closing the session ends it server-side.
       if (timedOut) void session.close().catch(() => undefined);
+      else if (committing) void (committing as Promise<void>).catch(() => undefined).finally(() => session.close().catch(() => undefined));
       else await session.close().catch(() => undefined);
     }
   }
