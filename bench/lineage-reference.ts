@@ -22,12 +22,13 @@ export interface ReferenceWalk {
  */
 export async function hopByHop(driver: Driver, start: string, direction: LineageDirection, hops: number, fanOut: number, visitCap: number, status: boolean, byId = true): Promise<ReferenceWalk> {
   const step = direction === 'DOWNSTREAM' ? '<-[:DownstreamOf]-' : '-[:DownstreamOf]->';
-  // In rows of 48 neighbours: the driver decodes those fastest (cypher/lineage.cypher hop says why).
-  const found = `WITH m, min(i) AS parent WITH collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? 'coalesce(m.removed, false)' : 'false'}, elementId(m)]) AS found
+  // In rows of 48 neighbours: the driver decodes those fastest (cypher/lineage.cypher hop says why). The last hop
+  // returns no element ids: no hop seeks its nodes (1,489 of them from a hub took the hop 14.5 ms instead of 10.5).
+  const found = (last: boolean) => `WITH m, min(i) AS parent WITH collect([m.urn, parent, COUNT { (m)${step}() }, ${status ? 'coalesce(m.removed, false)' : 'false'}, ${last ? 'null' : 'elementId(m)'}]) AS found
      UNWIND range(0, CASE WHEN size(found) = 0 THEN 0 ELSE size(found) - 1 END, 48) AS k RETURN found[k..k + 48] AS found`;
-  const byUrn = `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) ${found}`;
+  const byUrn = (last: boolean) => `UNWIND range(0, size($frontier) - 1) AS i MATCH (:Entity {urn: $frontier[i]})${step}(m:Entity) ${found(last)}`;
   // After the first hop, the frontier by the element ids the hop before returned (no urn index descent per node).
-  const byElementId = `UNWIND range(0, size($nodes) - 1) AS i MATCH (a) WHERE elementId(a) = $nodes[i] MATCH (a)${step}(m:Entity) ${found}`;
+  const byElementId = (last: boolean) => `UNWIND range(0, size($nodes) - 1) AS i MATCH (a) WHERE elementId(a) = $nodes[i] MATCH (a)${step}(m:Entity) ${found(last)}`;
   // The fewest exchanges with the server: one hop is one auto-commit statement; more hops share a read transaction
   // (element ids hold within one) whose BEGIN goes out with the first statement and whose COMMIT is not waited for.
   const session = driver.session({ database: 'neo4j', defaultAccessMode: neo4j.session.READ });
@@ -53,7 +54,7 @@ export async function hopByHop(driver: Driver, start: string, direction: Lineage
     for (let degree = 1; degree <= hops && frontier.length > 0; degree++) {
       const next: string[] = [];
       const nextNodes: string[] = [];
-      const text = degree > 1 && byId ? byElementId : byUrn;
+      const text = (degree > 1 && byId ? byElementId : byUrn)(degree === hops);
       const rows = (await run(text, { frontier, nodes })).records.flatMap((r) => r.get('found') as [string, number, number, boolean, string][]);
       for (const [urn, parent, onward, gone, node] of rows) {
         if (parents.has(urn)) continue;
