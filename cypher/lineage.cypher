@@ -69,6 +69,48 @@ WITH found, page, leadsOn, {{absentFound}} AS stale, {{tokensRevoked}} AS revoke
 UNWIND range(0, CASE WHEN size(found) = 0 THEN 0 ELSE size(found) - 1 END, 48) AS k
 RETURN found[k..k + 48] AS found, CASE WHEN k = 0 THEN page END AS page, leadsOn, stale, revoked
 
+// @name lastHopCounted
+// A walk's last hop counted in Neo4j: of its neighbours not in $visited (a map of the urns reached before, so each is
+// one lookup), how many there are (`reached`), how many the result filters keep (`matched`: $lastGroups, the filter's
+// OR-groups that admit this degree, each {types, platforms, includeRemoved}, as LineageStore's `matches`), and only the
+// page's rows of those: the first $pageTake after $pageSkip in urn order, each [urn, parent, onward, removed, rev
+// (null when no aspects are asked), aspects named in $aspects or null unless $readAspects: a page the service holds
+// copies of reads only revs]. `leadsOn`: whether lineage leads on from any of them (the
+// maxHops cut), known whole. Returns one row however many neighbours: from a hub (1,489 downstreams) the hop that
+// returned every neighbour cost 12.7 ms against 10.8 in the statement alone, and the walk 14.9 with the service
+// decoding and sorting them. {{frontier}}, {{expand}}, {{back}}, {{fwd}}, {{removed}}, {{absentCounts}},
+// {{absentFound}} and {{tokensRevoked}} as in `hop`.
+UNWIND range(0, size($frontier) - 1) AS i
+{{frontier}}
+{{expand}}
+WITH b, min(i) AS parent
+WITH b, b.urn AS urn, parent
+WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns AND $visited[urn] IS NULL
+WITH b, urn, parent,
+     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
+     {{removed}} AS removed
+WITH count(b) AS reached,
+     collect(CASE WHEN any(g IN $lastGroups WHERE (g.types IS NULL OR split(urn, ':')[2] IN g.types)
+                                          AND (g.platforms IS NULL OR any(p IN g.platforms WHERE urn CONTAINS '(' + p + ','))
+                                          AND (g.includeRemoved OR NOT removed))
+                  THEN [urn, parent, onward, removed, b] END) AS kept,
+     any(counted IN collect(onward) WHERE counted > 0) AS countedOn,
+     collect(CASE WHEN onward IS NULL THEN b END) AS unasked
+CALL (kept) {
+  UNWIND kept AS k
+  WITH k ORDER BY k[0] SKIP $pageSkip LIMIT $pageTake
+  WITH k, k[4] AS n
+  // The rev (when aspects are asked) before the aspects: a write committing in between leaves a copy labelled older
+  // than it is, never newer.
+  WITH k, n, CASE WHEN size($aspects) = 0 THEN null ELSE n.rev END AS rev
+  RETURN collect([k[0], k[1], k[2], k[3], rev,
+                  CASE WHEN $readAspects THEN [(n)-[:ASPECT]->(stored:Aspect) WHERE stored.name IN $aspects | {name: stored.name, value: stored.value}] END]) AS page
+}
+WITH reached, size(kept) AS matched, page,
+     countedOn OR any(n IN unasked WHERE (n)<-[:{{back}}]-() OR (n)-[:{{fwd}}]->()) AS leadsOn
+{{absentCounts}}
+RETURN reached, matched, page, leadsOn, {{absentFound}} AS stale, {{tokensRevoked}} AS revoked
+
 // @name finish
 // Whether lineage leads on from any of $last (nodes at the hop bound: the maxHops cut), and the page's entities
 // ($urns, in page order) with their rev and the aspects the clients read.

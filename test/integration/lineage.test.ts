@@ -65,6 +65,22 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(found(both).sort()).toEqual(['1:hive,b,PROD)', '1:snowflake,d,PROD)']);
   });
 
+  test("the last hop's filters (degree, platform, entity type, OR-groups), applied where it is counted in Neo4j", async () => {
+    const twoHops = (filter: unknown, entities?: string[]) => lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 2, ...(entities ? { entities } : {}), ...(filter ? { filter } : {}) });
+    const snowAtTwo = await twoHops({ or: [{ and: [{ field: 'degree', values: ['2'] }, { field: 'platform.keyword', values: [`urn:${ns}:dataPlatform:snowflake`] }] }] });
+    expect([found(snowAtTwo), snowAtTwo.body.value.numEntities]).toEqual([['2:snowflake,c,PROD)'], 1]);
+    const firstOnly = await twoHops({ or: [{ and: [{ field: 'degree', values: ['1'] }] }] });
+    expect([found(firstOnly), firstOnly.body.value.numEntities]).toEqual([['1:hive,b,PROD)', '1:hive,h,PROD)'], 2]);
+    const hive = await twoHops({ or: [{ and: [{ field: 'platform.keyword', values: [`urn:${ns}:dataPlatform:hive`] }] }] });
+    expect([found(hive), hive.body.value.numEntities]).toEqual([['1:hive,b,PROD)', '1:hive,h,PROD)', ...[0, 1, 2, 3, 4].map((i) => `2:hive,h${i},PROD)`)], 7]);
+    const either = await twoHops({ or: [{ and: [{ field: 'degree', values: ['2'] }, { field: 'platform.keyword', values: [`urn:${ns}:dataPlatform:snowflake`] }] }, { and: [{ field: 'degree', values: ['1'] }] }] });
+    expect([found(either), either.body.value.numEntities]).toEqual([['1:hive,b,PROD)', '1:hive,h,PROD)', '2:snowflake,c,PROD)'], 3]);
+    const charts = await twoHops(null, ['chart']);
+    expect([found(charts), charts.body.value.numEntities]).toEqual([[], 0]);
+    const datasets = await twoHops(null, ['dataset']);
+    expect(datasets.body.value.numEntities).toBe(8);
+  });
+
   test('max hops bound says truncated: maxHops; paging by start/count and by scrollId', async () => {
     const res = await lineage({ urn: ds('a'), direction: 'DOWNSTREAM', maxHops: 1 });
     expect(found(res).sort()).toEqual(['1:hive,b,PROD)', '1:hive,h,PROD)']);

@@ -83,6 +83,12 @@ const BOUND_ASKED_VISITED = 256;
  * visited at most this many (they are sent to tell the new neighbours apart); past it, a deep page is read afterwards.
  */
 const PAGE_IN_HOP_VISITED = 1024;
+/**
+ * The last hop is counted in Neo4j (cypher/lineage.cypher lastHopCounted: one row, only the page's neighbours) while
+ * the walk has visited at most this many nodes before it (sent as a map, so it tells the new neighbours apart);
+ * past it, the last hop returns every neighbour as the others do.
+ */
+const LAST_COUNTED_VISITED = 1024;
 
 /** A node the walk reached: how far, from which node (one shortest path each), and what the bounds and filters read. */
 interface Reached {
@@ -131,7 +137,7 @@ export const TOKENS_REVOKED = 'EXISTS { MATCH (t:RevokedToken) WHERE t.jti IN $t
  * visited set and parents are kept here, so every node is expanded once and a hub's edges are read once.
  */
 export class LineageStore {
-  private readonly texts = new Map<LineageDirection, { start: string; hop: string; finish: string }>();
+  private readonly texts = new Map<LineageDirection, WalkStatements>();
   /** Whether hops may read the node's flag; until then they read each node's status aspect. */
   private flagComplete = false;
   /**
@@ -165,7 +171,7 @@ export class LineageStore {
   }
 
   /** The statements of one direction (cached: Neo4j then caches their plans too). */
-  private statements(direction: LineageDirection): { start: string; hop: string; finish: string } {
+  private statements(direction: LineageDirection): WalkStatements {
     let texts = this.texts.get(direction);
     if (!texts) {
       const all = [...this.edges.keys()];
@@ -182,6 +188,7 @@ export class LineageStore {
           .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)
           .replaceAll('{{removed}}', this.flagComplete ? FLAG_READ : STATUS_READ);
       const hop = fill(this.neo4j.cypher.get('lineage/hop'));
+      const counted = fill(this.neo4j.cypher.get('lineage/lastHopCounted'));
       // Only a walk's first statement asks whether a left-out type has edges now (see traverse).
       const asked = edgeCounts(absent, 'absent');
       const askedNot = { counts: '', found: 'false' };
@@ -191,6 +198,8 @@ export class LineageStore {
         start: guarded(hop.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED),
         hop: guarded(hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false'),
         finish: fill(this.neo4j.cypher.get('lineage/finish')),
+        countedFirst: guarded(counted.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED),
+        counted: guarded(counted.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false'),
       };
       this.texts.set(direction, texts);
     }
@@ -270,7 +279,9 @@ export class LineageStore {
     // Asked before the walk: a copy made from what it reads is trusted only if no write's invalidation overtook it.
     const copies = hint ? new PageCopies(this.coherence!.beforeRead(hint.map((urn) => ({ urn, names: q.aspects, scope: PAGE_COPY_SCOPE }))), hint) : null;
     try {
-      const page = await this.walkAndPage(q, deadline, copies);
+      let page = await this.walkAndPage(q, deadline, copies, true);
+      if (page === OVER_CAP) page = await this.walkAndPage(q, deadline, copies, false);
+      if (page === OVER_CAP) throw new Error('A walk that counts no hop in Neo4j is never over the cap');
       if (hintKey && page !== STALE_TYPES && page.rows.length > 0 && page.rows.length <= HINTED_PAGE_MAX) this.pageHints.set(hintKey, page.rows.map((r) => r.urn));
       return page;
     } finally {
@@ -278,8 +289,13 @@ export class LineageStore {
     }
   }
 
-  private async walkAndPage(q: LineageQuery, deadline: number, copies: PageCopies | null): Promise<LineagePage | typeof STALE_TYPES> {
-    const { start, hop, finish } = this.statements(q.direction);
+  /**
+   * `countLast`: the last hop is counted in Neo4j (cypher/lineage.cypher lastHopCounted) when the walk has visited at
+   * most LAST_COUNTED_VISITED nodes before it; OVER_CAP when that hop would pass the result cap (the walk is then run
+   * again without it, so the cap keeps the first nodes in order).
+   */
+  private async walkAndPage(q: LineageQuery, deadline: number, copies: PageCopies | null, countLast: boolean): Promise<LineagePage | typeof STALE_TYPES | typeof OVER_CAP> {
+    const { start, hop, finish, countedFirst, counted } = this.statements(q.direction);
     // Every row of the walk's last page held: this walk chooses its page here and its hops check those rows' revs.
     const fromCopies = copies?.allHeld() ?? false;
     const missed = () => new DeadlineExceededError(`Lineage of ${q.urn} did not finish within its deadline of ${q.deadlineMs} ms`);
@@ -293,7 +309,7 @@ export class LineageStore {
         let leadsOnAtBound: boolean | null = null;
         let stale = false;
         let revoked = false;
-        const { reached, visitCut } = await this.walk(q, async (frontier, degree, visited) => {
+        const { reached, visitCut, lastFrontier, visited: visitedBefore } = await this.walk(q, (visited) => countLast && visited.size <= LAST_COUNTED_VISITED, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
           // The page's rows this hop may reach: those after the nodes reached before it, in urn order (filters may
@@ -342,24 +358,58 @@ export class LineageStore {
         });
         if (revoked) return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [], revoked: true };
         if (stale) return STALE_TYPES;
+        const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
+        // The last hop counted in Neo4j: its matched rows counted, only its page's rows returned.
+        let countedLast: { matched: number; page: Reached[]; leadsOn: boolean } | null = null;
+        if (lastFrontier) {
+          if (Date.now() >= deadline) throw missed();
+          const first = q.maxHops === 1;
+          const pageSkip = Math.max(0, q.start - matched.length);
+          const pageTake = Math.max(0, q.start + q.count - Math.max(q.start, matched.length));
+          const [record] = (
+            await tx.run(first ? countedFirst : counted, {
+              frontier: lastFrontier.map((v) => v.node),
+              columns: q.columns,
+              schemaFieldPrefix: this.schemaFieldPrefix,
+              fanOut: neo4j.int(q.fanOut),
+              statusAspect: status.name,
+              visited: Object.fromEntries([...visitedBefore].map((urn) => [urn, true])),
+              lastGroups: q.groups.filter((g) => g.degrees === null || g.degrees.includes(q.maxHops)).map(({ types, platforms, includeRemoved }) => ({ types, platforms, includeRemoved })),
+              pageSkip: neo4j.int(pageSkip),
+              pageTake: neo4j.int(pageTake),
+              aspects: q.aspects,
+              readAspects: q.aspects.length > 0 && !fromCopies,
+              ...(first ? { tokens: q.tokens ?? [] } : {}),
+            })
+          ).records;
+          if (first && record.get('revoked') === true) return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [], revoked: true };
+          if (first && record.get('stale') === true) return STALE_TYPES;
+          if (reached.length + Number(record.get('reached')) > q.visitCap) return OVER_CAP;
+          const rows = record.get('page') as [string, number, number | null, boolean, number | null, StoredAspect[] | null][];
+          countedLast = {
+            matched: Number(record.get('matched')),
+            page: rows.map(([urn, parent, onward, removed, rev, aspects]) => ({ urn, node: null, degree: q.maxHops, parent: lastFrontier[parent], onward, removed, rev, aspects: aspects ?? undefined })),
+            leadsOn: record.get('leadsOn') === true,
+          };
+        }
         const last = reached.filter((v) => v.degree === q.maxHops);
         const cut = {
           visitCap: visitCut,
           fanOut: reached.some((v) => v.degree < q.maxHops && v.onward !== null && v.onward > q.fanOut),
-          maxHops: leadsOnAtBound === true || last.some((v) => v.onward !== null && v.onward > 0),
+          maxHops: countedLast?.leadsOn === true || leadsOnAtBound === true || last.some((v) => v.onward !== null && v.onward > 0),
         };
         // Whether lineage leads on from the nodes at the bound is asked only when it is not known yet: first of a
         // few of them (with the page), then of the rest if none of those does. Sending them all costs more than
         // asking again in the rare walk where none leads on.
-        const ask = cut.maxHops || leadsOnAtBound !== null ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
-        const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
-        const page = matched.slice(q.start, q.start + q.count);
+        const ask = cut.maxHops || leadsOnAtBound !== null || countedLast ? [] : last.filter((v) => v.onward === null).map((v) => v.urn);
+        const total = matched.length + (countedLast?.matched ?? 0);
+        const page = [...matched.slice(q.start, q.start + q.count), ...(countedLast?.page ?? [])];
         // Rows read in a hop leave a copy; rows whose rev is still their copy's are served by it.
         for (const v of page) if (v.aspects === undefined) v.aspects = copies?.current(v.urn, v.rev);
         for (const v of page) if (v.aspects !== undefined && !fromCopies) copies?.read(v.urn, v.rev, v.aspects);
         const hydrate = q.aspects.length > 0 ? page.filter((v) => v.aspects === undefined) : [];
         const parsed = (stored: StoredAspect[] | undefined) => new ParsedOnDemand(stored ?? []);
-        if (hydrate.length === 0 && ask.length === 0) return { total: matched.length, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))), revoked: false };
+        if (hydrate.length === 0 && ask.length === 0) return { total, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))), revoked: false };
         if (Date.now() >= deadline) throw missed();
         const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
@@ -373,7 +423,7 @@ export class LineageStore {
         const revs = new Map(read.map((p) => [p.urn, p.rev]));
         for (const v of hydrate) v.rev = revs.get(v.urn) ?? null;
         const rows = page.map((v) => row(v, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
-        return { total: matched.length, cut, rows, revoked: false };
+        return { total, cut, rows, revoked: false };
       },
       { timeoutMs: q.deadlineMs, onTimeout: missed },
     );
@@ -383,9 +433,14 @@ export class LineageStore {
    * Breadth-first, so each node's degree is its shortest distance. A node with more than q.fanOut onward edges is
    * reached but not expanded (the start always is). At most q.visitCap nodes are kept, in (degree, urn) order: the
    * walk goes one node past the cap to tell a cut walk from one that just fits. `hop` returns the nodes it reached
-   * that were not visited before.
+   * that were not visited before. When `countsLast` says so of what was visited before the last hop, that hop is left
+   * to the caller (`lastFrontier`: its frontier, in order).
    */
-  private async walk(q: LineageQuery, hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<Reached[]>): Promise<{ reached: Reached[]; visitCut: boolean }> {
+  private async walk(
+    q: LineageQuery,
+    countsLast: (visited: ReadonlySet<string>) => boolean,
+    hop: (frontier: Reached[], degree: number, visited: ReadonlySet<string>) => Promise<Reached[]>,
+  ): Promise<{ reached: Reached[]; visitCut: boolean; lastFrontier: Reached[] | null; visited: ReadonlySet<string> }> {
     const start: Reached = { urn: q.urn, node: q.urn, degree: 0, parent: null, onward: null, removed: false };
     const visited = new Set<string>([q.urn]);
     const reached: Reached[] = [];
@@ -394,6 +449,7 @@ export class LineageStore {
     let matched = 0;
     let frontier = [start];
     for (let degree = 1; degree <= q.maxHops && frontier.length > 0; degree++) {
+      if (degree === q.maxHops && countsLast(visited)) return { reached, visitCut: false, lastFrontier: frontier, visited };
       const rows = await hop(frontier, degree, visited);
       // Urn order within a degree orders the next frontier (a node's parent is the first of its parents in it), the
       // nodes kept under the cap and the answer. A last hop that the cap does not cut needs only the rows still to go on
@@ -406,7 +462,7 @@ export class LineageStore {
       const next: Reached[] = [];
       for (const node of ordered) {
         if (visited.has(node.urn)) continue;
-        if (reached.length === q.visitCap) return { reached, visitCut: true };
+        if (reached.length === q.visitCap) return { reached, visitCut: true, lastFrontier: null, visited };
         visited.add(node.urn);
         reached.push(node);
         if (matched < pageEnd && q.groups.some((g) => matches(g, node))) matched++;
@@ -414,12 +470,25 @@ export class LineageStore {
       }
       frontier = next;
     }
-    return { reached, visitCut: false };
+    return { reached, visitCut: false, lastFrontier: null, visited };
   }
 }
 
 /** A walk's answer when its first statement found edges of a type its statements had left out. */
 const STALE_TYPES = Symbol('stale lineage types');
+/** A walk's answer when its last hop, counted in Neo4j, would have passed the result cap. */
+const OVER_CAP = Symbol('last hop over the result cap');
+
+/** A lineage walk's statements, for one direction (cypher/lineage.cypher). */
+interface WalkStatements {
+  /** The first hop (the start by urn; asks whether left-out types have edges and whether a token is revoked). */
+  start: string;
+  hop: string;
+  finish: string;
+  /** The last hop counted in Neo4j, when it is the first (a walk of one hop), and when it is not. */
+  countedFirst: string;
+  counted: string;
+}
 
 /**
  * Reads of Neo4j's count store, one subquery per relationship type (variables `<prefix><k>`), and whether any of them

@@ -23,6 +23,7 @@ export type StatementName =
   | 'lineage/finish'
   | 'lineage/hop'
   | 'lineage/knowTypes'
+  | 'lineage/lastHopCounted'
   | 'lineage/markSoftDeletedPage'
   | 'lineage/typesPresent'
   | 'listing/countAspect'
