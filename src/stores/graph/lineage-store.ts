@@ -357,7 +357,7 @@ export class LineageStore {
           }
           return rows;
         });
-        if (revoked) return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [], revoked: true };
+        if (revoked) return revokedPage();
         if (stale) return STALE_TYPES;
         const matched = reached.filter((v) => q.groups.some((g) => matches(g, v)));
         // The last hop counted in Neo4j: its matched rows counted, only its page's rows returned.
@@ -383,7 +383,7 @@ export class LineageStore {
               ...(first ? { tokens: q.tokens ?? [] } : {}),
             })
           ).records;
-          if (first && record.get('revoked') === true) return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [], revoked: true };
+          if (first && record.get('revoked') === true) return revokedPage();
           if (first && record.get('stale') === true) return STALE_TYPES;
           if (reached.length + Number(record.get('reached')) > q.visitCap) return OVER_CAP;
           const rows = record.get('page') as [string, number, number | null, boolean, number | null, StoredAspect[] | null][];
@@ -473,6 +473,11 @@ export class LineageStore {
     }
     return { reached, visitCut: false, lastFrontier: null, visited };
   }
+}
+
+/** A walk's answer when one of the caller's tokens is revoked (its first statement says so). */
+function revokedPage(): LineagePage {
+  return { total: 0, cut: { visitCap: false, fanOut: false, maxHops: false }, rows: [], revoked: true };
 }
 
 /** A walk's answer when its first statement found edges of a type its statements had left out. */
