@@ -25,6 +25,7 @@ export type StatementName =
   | 'lineage/knowTypes'
   | 'lineage/lastHopCounted'
   | 'lineage/markSoftDeletedPage'
+  | 'lineage/neighbours'
   | 'lineage/typesPresent'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
