@@ -4,26 +4,6 @@
 // when there are none) are filled in by the store: relationship types cannot be parameters. Everything a caller sends
 // is a parameter.
 
-// @name neighbours
-// What every hop reads of each neighbour of $frontier (filled in as {{neighbours}} by the store, in `hop` and
-// `lastHopCounted`): b, its urn, the index in $frontier of one parent (the first), its lineage edges in the walk
-// direction when it has more than $fanOut edges (else null) and its soft-delete flag; schemaField nodes only or none
-// ($columns).
-UNWIND range(0, size($frontier) - 1) AS i
-{{frontier}}
-{{expand}}
-WITH b, min(i) AS parent
-// The urn is read once, into a variable: read as b.urn in each collect below, it was read again for the page's
-// candidates (1,489 property reads on a hub's hop; the page cost the hop 1.9-2.9 ms instead of 1.1-1.6).
-WITH b, b.urn AS urn, parent
-// By the urn (read for the answer anyway), not the type property: one property read less per node.
-WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns
-// {{removed}}: the entity node's soft-delete flag (kept by the write path), or, until the flag is filled in for entities
-// written before it was kept (markSoftDeletedPage), the status aspect read for each node.
-WITH b, urn, parent,
-     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
-     {{removed}} AS removed
-
 // @name hop
 // One hop from $frontier: every lineage neighbour in the walk direction of the kind walked ($columns:
 // schemaField nodes only, else every node but schemaFields), once, as [urn, parent, onward, removed, node, rev]: the index
@@ -52,9 +32,22 @@ WITH b, urn, parent,
 // lineage type left out as having no edges, {{absentFound}} adds them up) tells the store a left-out type has edges
 // now; it then counts again and walks again. A count is a subquery of its own: a COUNT { } expression was planned as a
 // scan of the type's edges on an empty database, and such a plan is kept until the statistics diverge.
-// {{neighbours}} is `neighbours`. `revoked` ({{tokensRevoked}}, in a walk's first statement only, else false): whether a token of $tokens (the caller's)
+// `revoked` ({{tokensRevoked}}, in a walk's first statement only, else false): whether a token of $tokens (the caller's)
 // is revoked, so a read that checks its token here makes no lookup of its own (a round trip and a transaction fewer).
-{{neighbours}}
+UNWIND range(0, size($frontier) - 1) AS i
+{{frontier}}
+{{expand}}
+WITH b, min(i) AS parent
+// The urn is read once, into a variable: read as b.urn in each collect below, it was read again for the page's
+// candidates (1,489 property reads on a hub's hop; the page cost the hop 1.9-2.9 ms instead of 1.1-1.6).
+WITH b, b.urn AS urn, parent
+// By the urn (read for the answer anyway), not the type property: one property read less per node.
+WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns
+// {{removed}}: the entity node's soft-delete flag (kept by the write path), or, until the flag is filled in for entities
+// written before it was kept (markSoftDeletedPage), the status aspect read for each node.
+WITH b, urn, parent,
+     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
+     {{removed}} AS removed
 WITH collect([urn, parent, onward, removed, CASE WHEN $lastHop THEN null ELSE elementId(b) END,
               CASE WHEN $known[urn] IS NULL THEN null ELSE b.rev END]) AS found,
      collect(CASE WHEN $pageTake > 0 AND NOT urn IN $visited THEN [urn, b] END) AS candidates,
@@ -86,9 +79,16 @@ RETURN found[k..k + 48] AS found, CASE WHEN k = 0 THEN page END AS page, leadsOn
 // maxHops cut), known whole. Returns one row however many neighbours: from a hub (1,489 downstreams) the hop that
 // returned every neighbour cost 12.7 ms against 10.8 in the statement alone, and the walk 14.9 with the service
 // decoding and sorting them. {{frontier}}, {{expand}}, {{back}}, {{fwd}}, {{removed}}, {{absentCounts}},
-// {{absentFound}} and {{tokensRevoked}} as in `hop`; {{neighbours}} is `neighbours`.
-{{neighbours}}
-WITH b, urn, parent, onward, removed WHERE $visited[urn] IS NULL
+// {{absentFound}} and {{tokensRevoked}} as in `hop`.
+UNWIND range(0, size($frontier) - 1) AS i
+{{frontier}}
+{{expand}}
+WITH b, min(i) AS parent
+WITH b, b.urn AS urn, parent
+WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns AND $visited[urn] IS NULL
+WITH b, urn, parent,
+     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
+     {{removed}} AS removed
 WITH count(b) AS reached,
      collect(CASE WHEN any(g IN $lastGroups WHERE (g.types IS NULL OR split(urn, ':')[2] IN g.types)
                                           AND (g.platforms IS NULL OR any(p IN g.platforms WHERE urn CONTAINS '(' + p + ','))

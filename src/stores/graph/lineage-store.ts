@@ -184,7 +184,6 @@ export class LineageStore {
       const absent = all.filter((t) => !walked.includes(t));
       const fill = (text: string) =>
         text
-          .replace('{{neighbours}}', this.neo4j.cypher.get('lineage/neighbours'))
           .replace('{{expand}}', expansion(forward, back))
           .replaceAll('{{back}}', back.length > 0 ? back.join('|') : NO_TYPE)
           .replaceAll('{{fwd}}', forward.length > 0 ? forward.join('|') : NO_TYPE)

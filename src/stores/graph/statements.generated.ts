@@ -25,7 +25,6 @@ export type StatementName =
   | 'lineage/knowTypes'
   | 'lineage/lastHopCounted'
   | 'lineage/markSoftDeletedPage'
-  | 'lineage/neighbours'
   | 'lineage/typesPresent'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
