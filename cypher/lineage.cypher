@@ -4,6 +4,27 @@
 // when there are none) are filled in by the store: relationship types cannot be parameters. Everything a caller sends
 // is a parameter.
 
+// @fragment neighbours
+// Every hop's start (`hop`, `lastHopCounted`): each neighbour b of $frontier once, with its urn and the index in
+// $frontier of one parent (the first). Each statement then keeps the neighbours it wants (its WHERE) before
+// `onwardAndRemoved` reads more of them.
+UNWIND range(0, size($frontier) - 1) AS i
+{{frontier}}
+{{expand}}
+WITH b, min(i) AS parent
+// The urn is read once, into a variable: read as b.urn in each collect after it, it was read again for the page's
+// candidates (1,489 property reads on a hub's hop; the page cost the hop 1.9-2.9 ms instead of 1.1-1.6).
+WITH b, b.urn AS urn, parent
+
+// @fragment onwardAndRemoved
+// What every hop reads of each neighbour it keeps: `onward`, its lineage edges in the walk direction when it has more
+// than $fanOut edges of any kind (else null), and `removed`, its soft-delete flag. {{removed}}: the entity node's
+// flag (kept by the write path), or, until the flag is filled in for entities written before it was kept
+// (markSoftDeletedPage), the status aspect read for each node.
+WITH b, urn, parent,
+     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
+     {{removed}} AS removed
+
 // @name hop
 // One hop from $frontier: every lineage neighbour in the walk direction of the kind walked ($columns:
 // schemaField nodes only, else every node but schemaFields), once, as [urn, parent, onward, removed, node, rev]: the index
@@ -34,20 +55,10 @@
 // scan of the type's edges on an empty database, and such a plan is kept until the statistics diverge.
 // `revoked` ({{tokensRevoked}}, in a walk's first statement only, else false): whether a token of $tokens (the caller's)
 // is revoked, so a read that checks its token here makes no lookup of its own (a round trip and a transaction fewer).
-UNWIND range(0, size($frontier) - 1) AS i
-{{frontier}}
-{{expand}}
-WITH b, min(i) AS parent
-// The urn is read once, into a variable: read as b.urn in each collect below, it was read again for the page's
-// candidates (1,489 property reads on a hub's hop; the page cost the hop 1.9-2.9 ms instead of 1.1-1.6).
-WITH b, b.urn AS urn, parent
+{{> neighbours}}
 // By the urn (read for the answer anyway), not the type property: one property read less per node.
 WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns
-// {{removed}}: the entity node's soft-delete flag (kept by the write path), or, until the flag is filled in for entities
-// written before it was kept (markSoftDeletedPage), the status aspect read for each node.
-WITH b, urn, parent,
-     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
-     {{removed}} AS removed
+{{> onwardAndRemoved}}
 WITH collect([urn, parent, onward, removed, CASE WHEN $lastHop THEN null ELSE elementId(b) END,
               CASE WHEN $known[urn] IS NULL THEN null ELSE b.rev END]) AS found,
      collect(CASE WHEN $pageTake > 0 AND NOT urn IN $visited THEN [urn, b] END) AS candidates,
@@ -80,15 +91,9 @@ RETURN found[k..k + 48] AS found, CASE WHEN k = 0 THEN page END AS page, leadsOn
 // returned every neighbour cost 12.7 ms against 10.8 in the statement alone, and the walk 14.9 with the service
 // decoding and sorting them. {{frontier}}, {{expand}}, {{back}}, {{fwd}}, {{removed}}, {{absentCounts}},
 // {{absentFound}} and {{tokensRevoked}} as in `hop`.
-UNWIND range(0, size($frontier) - 1) AS i
-{{frontier}}
-{{expand}}
-WITH b, min(i) AS parent
-WITH b, b.urn AS urn, parent
+{{> neighbours}}
 WHERE (urn STARTS WITH $schemaFieldPrefix) = $columns AND $visited[urn] IS NULL
-WITH b, urn, parent,
-     CASE WHEN COUNT { (b)--() } > $fanOut THEN COUNT { (b)<-[:{{back}}]-() } + COUNT { (b)-[:{{fwd}}]->() } END AS onward,
-     {{removed}} AS removed
+{{> onwardAndRemoved}}
 WITH count(b) AS reached,
      collect(CASE WHEN any(g IN $lastGroups WHERE (g.types IS NULL OR split(urn, ':')[2] IN g.types)
                                           AND (g.platforms IS NULL OR any(p IN g.platforms WHERE urn CONTAINS '(' + p + ','))

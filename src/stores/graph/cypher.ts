@@ -2,10 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StatementName } from './statements.generated';
 
+/** `{{> name}}` in a statement: the fragment `name` of the same file, written in at load time. */
+const INCLUDE = /\{\{>\s*([\w-]+)\s*\}\}/g;
+
 /**
- * Named Cypher statements from `cypher/*.cypher`. A file holds blocks introduced by `// @name <file>.<name>`-style
- * headers (`// @name upsertAspect`), addressed as `<file>/<name>`. Statements are fixed text with parameters, so
- * Neo4j caches their plans. Full-line `//` comments are for readers and are not sent.
+ * Named Cypher statements from `cypher/*.cypher`. A file holds blocks introduced by `// @name <name>` headers,
+ * addressed as `<file>/<name>`. Statements are fixed text with parameters, so Neo4j caches their plans. Full-line `//`
+ * comments are for readers and are not sent.
+ * A block introduced by `// @fragment <name>` is not a statement: it is text that statements of the same file share,
+ * written in where they say `{{> <name>}}`, so every reader of the library (the stores, the plan tests) sees whole
+ * statements.
  */
 export class CypherLibrary {
   private readonly statements = new Map<string, string>();
@@ -13,24 +19,37 @@ export class CypherLibrary {
   constructor(dir: string) {
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.cypher'))) {
       const base = file.replace(/\.cypher$/, '');
-      let name: string | null = null;
+      const fragments = new Map<string, string>();
+      const statements: [string, string][] = [];
+      let block: { kind: string; name: string } | null = null;
       let lines: string[] = [];
       const flush = () => {
-        if (name) this.statements.set(`${base}/${name}`, lines.join('\n').replace(/;\s*$/, ''));
+        if (!block) return;
+        const text = lines.join('\n').replace(/;\s*$/, '');
+        if (block.kind === 'fragment') fragments.set(block.name, text);
+        else statements.push([block.name, text]);
       };
       for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
-        const header = /^\/\/\s*@name\s+(\S+)/.exec(line);
+        const header = /^\/\/\s*@(name|fragment)\s+(\S+)/.exec(line);
         if (header) {
           flush();
-          name = header[1];
+          block = { kind: header[1], name: header[2] };
           lines = [];
-        } else if (name && !/^\s*(\/\/.*)?$/.test(line)) {
+        } else if (block && !/^\s*(\/\/.*)?$/.test(line)) {
           // Comments and indentation stay in the files: every statement's text crosses Bolt and is pre-parsed by Neo4j
           // on each run, and they were half of it. (No statement has a string literal spanning lines.)
           lines.push(line.trim());
         }
       }
       flush();
+      for (const [name, text] of statements) {
+        const whole = text.replace(INCLUDE, (_, fragment: string) => {
+          const included = fragments.get(fragment);
+          if (included === undefined) throw new Error(`${file}: ${name} includes {{> ${fragment}}}, which the file does not define`);
+          return included;
+        });
+        this.statements.set(`${base}/${name}`, whole);
+      }
     }
   }
 
@@ -40,7 +59,7 @@ export class CypherLibrary {
     return text;
   }
 
-  /** Every statement's name (`<file>/<name>`). */
+  /** Every statement's name (`<file>/<name>`); fragments are not statements. */
   all(): string[] {
     return [...this.statements.keys()];
   }
