@@ -64,7 +64,10 @@ function slotsOf(registry: Registry, entity: EntitySpec): Slots {
 
 /** The fragment of one aspect value of an entity of this type. */
 export function aspectFragment(registry: Registry, entity: EntitySpec, aspectName: string, value: Record<string, unknown>): AspectFragment {
-  const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => valuesAt(value, path).flatMap(flatten));
+  const values = (slotsOf(registry, entity).byAspect.get(aspectName) ?? []).map(({ path }) => {
+    const found = valuesAt(value, path).flatMap(flatten);
+    return found.length > 1 ? [...new Set(found)] : found;
+  });
   const fragment: AspectFragment = { values };
   const paths = registry.aspects.get(aspectName)?.behaviour?.browsePaths?.(value);
   if (paths) fragment.paths = paths;
@@ -91,28 +94,40 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
     // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas;
     // made only for a field that has values (most of an entity type's fields have none).
-    let values: Set<unknown> | undefined;
+    // Most fields have values from one slot at most, and a slot's values are each once already (aspectFragment): they
+    // are used as they are. A Set (first-seen order, no repeats) is made only when a second slot has values too.
+    let only: unknown[] | undefined;
+    let merged: Set<unknown> | undefined;
     for (const { aspect, slot, field } of sources) {
       const slotValues = fragments.get(aspect)?.values[slot];
       if (!slotValues || slotValues.length === 0) continue;
-      values ??= new Set<unknown>();
+      if (merged) for (const v of slotValues) merged.add(v);
+      else if (only) {
+        merged = new Set(only);
+        for (const v of slotValues) merged.add(v);
+        only = undefined;
+      } else only = slotValues;
+      const urnField = field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL';
+      const textField = field.queryByDefault && TEXT_TYPES.has(field.fieldType);
+      if (!field.enableAutocomplete && !urnField && !textField) continue;
       for (const v of slotValues) {
-        values.add(v);
+        if (typeof v !== 'string') continue;
         // Names, not references: a URN (a dataset key's platform) would make every dataset match "urn:li:…".
-        if (field.enableAutocomplete && typeof v === 'string' && v !== '' && !v.startsWith('urn:')) names.add(v);
+        if (field.enableAutocomplete && v !== '' && !v.startsWith('urn:')) names.add(v);
         // URN values are also searchable by their id: "hive", "pii", "jdoe".
-        if ((field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL') && typeof v === 'string' && v.startsWith('urn:')) {
+        if (urnField && v.startsWith('urn:')) {
           for (const token of urnIdTokens(v)) urnTokens.add(token);
-        } else if (field.queryByDefault && TEXT_TYPES.has(field.fieldType) && typeof v === 'string') {
+        } else if (textField) {
           // Words inside the words the field's own analysis keeps whole: "customer_email" → customer, email.
           for (const token of innerTokens(v)) textParts.add(token);
         }
       }
     }
+    const values = merged ? [...merged] : only;
     if (!values) continue;
-    counts.set(fieldName, values.size);
-    if (fieldName === 'removed') doc.removed = values.has(true);
-    else doc[fieldName] = values.size === 1 ? values.values().next().value : [...values];
+    counts.set(fieldName, values.length);
+    if (fieldName === 'removed') doc.removed = values.includes(true);
+    else doc[fieldName] = values.length === 1 ? values[0] : values;
   }
   for (const { fieldName, hasValues, numValues } of companionFields(registry, entity)) {
     const n = counts.get(fieldName) ?? 0;
