@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Registry } from '../../src/model/registry';
-import { buildDocument } from '../../src/services/indexing/document';
+import { aspectFragment, buildDocument, documentFromFragments } from '../../src/services/indexing/document';
+import { FragmentCache } from '../../src/services/indexing/fragment-cache';
 import { entityIndexDefinition } from '../../src/stores/search/mappings';
 
 const registry = Registry.load(join(__dirname, '..', '..', 'schema'));
@@ -45,6 +46,28 @@ describe('search document of an entity', () => {
     const wide = doc({ schemaMetadata: { schemaName: 't', platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } }, fields } });
     expect(wide.fieldPaths).toEqual(fields.map((f) => f.fieldPath));
     expect(wide.fieldTags).toEqual(['urn:li:tag:t0', 'urn:li:tag:t1', 'urn:li:tag:t2']);
+  });
+
+  it('merges a field fed by two aspects, each value once, in the order first seen', () => {
+    const key = { platform: 'urn:li:dataPlatform:hive', name: 'db.orders_2024', origin: 'PROD' };
+    expect(doc({ datasetKey: key, dataPlatformInstance: { platform: 'urn:li:dataPlatform:hive' } }).platform).toBe('urn:li:dataPlatform:hive');
+    expect(doc({ datasetKey: key, dataPlatformInstance: { platform: 'urn:li:dataPlatform:kafka' } }).platform).toEqual(['urn:li:dataPlatform:hive', 'urn:li:dataPlatform:kafka']);
+  });
+
+  it('builds the same document from fragments kept in the fragment cache as from the aspects', () => {
+    const aspects = {
+      datasetKey: { platform: 'urn:li:dataPlatform:hive', name: 'db.orders_2024', origin: 'PROD' },
+      datasetProperties: { name: 'orders_2024', description: 'All orders', customProperties: { team: 'sales' } },
+      schemaMetadata: { schemaName: 't', platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } },
+        fields: ['customer_email', 'customer_email', 'OrderId'].map((fieldPath) => ({ fieldPath, nativeDataType: 'string', type: { type: { 'com.linkedin.schema.StringType': {} } } })) },
+      globalTags: { tags: [{ tag: 'urn:li:tag:pii' }, { tag: 'urn:li:tag:pii' }] },
+    };
+    const cache = new FragmentCache(1024 * 1024);
+    cache.put(urn, 1, new Map(Object.entries(aspects).map(([name, value]) => [name, aspectFragment(registry, dataset, name, value)])));
+    const fromCache = documentFromFragments(registry, dataset, urn, cache.get(urn, 1)!);
+    expect(fromCache).toEqual(doc(aspects));
+    expect(fromCache.fieldPaths).toEqual(['customer_email', 'OrderId']);
+    expect(fromCache.tags).toBe('urn:li:tag:pii');
   });
 
   it('makes URN values findable by their id and names by their parts', () => {

@@ -12,6 +12,7 @@ export type SearchDocument = Record<string, unknown>;
  * fragments of an entity and rebuild its document after a write without reading the entity back.
  */
 export interface AspectFragment {
+  /** Per slot, its values, each once, in the order first seen. */
   values: unknown[][];
   paths?: string[];
 }
