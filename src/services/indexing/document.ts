@@ -93,21 +93,18 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   const textParts = new Set<string>();
   const counts = new Map<string, number>();
   for (const [fieldName, sources] of slotsOf(registry, entity).byField) {
-    // A Set keeps first-seen order and drops repeats as includes() did, without its quadratic cost on wide schemas;
-    // made only for a field that has values (most of an entity type's fields have none).
     // Most fields have values from one slot at most, and a slot's values are each once already (aspectFragment): they
     // are used as they are. A Set (first-seen order, no repeats) is made only when a second slot has values too.
-    let only: unknown[] | undefined;
+    let first: unknown[] | undefined;
     let merged: Set<unknown> | undefined;
     for (const { aspect, slot, field } of sources) {
       const slotValues = fragments.get(aspect)?.values[slot];
       if (!slotValues || slotValues.length === 0) continue;
-      if (merged) for (const v of slotValues) merged.add(v);
-      else if (only) {
-        merged = new Set(only);
+      if (!first) first = slotValues;
+      else {
+        merged ??= new Set(first);
         for (const v of slotValues) merged.add(v);
-        only = undefined;
-      } else only = slotValues;
+      }
       const urnField = field.fieldType === 'URN' || field.fieldType === 'URN_PARTIAL';
       const textField = field.queryByDefault && TEXT_TYPES.has(field.fieldType);
       if (!field.enableAutocomplete && !urnField && !textField) continue;
@@ -124,7 +121,7 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
         }
       }
     }
-    const values = merged ? [...merged] : only;
+    const values = merged ? [...merged] : first;
     if (!values) continue;
     counts.set(fieldName, values.length);
     if (fieldName === 'removed') doc.removed = values.includes(true);
