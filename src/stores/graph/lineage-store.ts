@@ -291,6 +291,21 @@ export class LineageStore {
   }
 
   /**
+   * The parameters of what every hop reads of each neighbour (cypher/lineage.cypher's `neighbours` and
+   * `onwardAndRemoved` fragments), and on a walk's first statement the caller's tokens for its revocation check.
+   */
+  private neighbourParams(q: LineageQuery, frontier: Reached[], first: boolean) {
+    return {
+      frontier: frontier.map((v) => v.node),
+      columns: q.columns,
+      schemaFieldPrefix: this.schemaFieldPrefix,
+      fanOut: neo4j.int(q.fanOut),
+      statusAspect: status.name,
+      ...(first ? { tokens: q.tokens ?? [] } : {}),
+    };
+  }
+
+  /**
    * `countLast`: the last hop is counted in Neo4j (cypher/lineage.cypher lastHopCounted) when the walk has visited at
    * most LAST_COUNTED_VISITED nodes before it; OVER_CAP when that hop would pass the result cap (the walk is then run
    * again without it, so the cap keeps the first nodes in order).
@@ -320,11 +335,7 @@ export class LineageStore {
           const pageSkip = Math.max(0, q.start - before);
           const pageTake = inHop ? Math.max(0, q.start + q.count - before - pageSkip) : 0;
           const params = {
-            frontier: frontier.map((v) => v.node),
-            columns: q.columns,
-            schemaFieldPrefix: this.schemaFieldPrefix,
-            fanOut: neo4j.int(q.fanOut),
-            statusAspect: status.name,
+            ...this.neighbourParams(q, frontier, degree === 1),
             bound,
             visited: bound || pageTake > 0 ? [...visited] : [],
             lastHop: degree === q.maxHops,
@@ -332,7 +343,6 @@ export class LineageStore {
             pageTake: neo4j.int(pageTake),
             aspects: q.aspects,
             known: fromCopies ? copies!.known : {},
-            ...(degree === 1 ? { tokens: q.tokens ?? [] } : {}),
           };
           // The neighbours come in rows of a few dozen (see the statement); each row repeats leadsOn.
           const records = (await tx.run(degree === 1 ? start : hop, params)).records;
@@ -369,18 +379,13 @@ export class LineageStore {
           const pageTake = Math.max(0, q.start + q.count - Math.max(q.start, matched.length));
           const [record] = (
             await tx.run(first ? countedFirst : counted, {
-              frontier: lastFrontier.map((v) => v.node),
-              columns: q.columns,
-              schemaFieldPrefix: this.schemaFieldPrefix,
-              fanOut: neo4j.int(q.fanOut),
-              statusAspect: status.name,
+              ...this.neighbourParams(q, lastFrontier, first),
               visited: Object.fromEntries([...visitedBefore].map((urn) => [urn, true])),
               lastGroups: q.groups.filter((g) => g.degrees === null || g.degrees.includes(q.maxHops)).map(({ types, platforms, includeRemoved }) => ({ types, platforms, includeRemoved })),
               pageSkip: neo4j.int(pageSkip),
               pageTake: neo4j.int(pageTake),
               aspects: q.aspects,
               readAspects: q.aspects.length > 0 && !fromCopies,
-              ...(first ? { tokens: q.tokens ?? [] } : {}),
             })
           ).records;
           if (first && record.get('revoked') === true) return revokedPage();
