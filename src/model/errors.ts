@@ -49,6 +49,11 @@ export class ValidationError extends DomainError {
   }
 }
 
+/** A conditional write's precondition (If-Version-Match) does not hold: nothing of the request is written. */
+export class PreconditionFailedError extends DomainError {
+  readonly status = 412;
+}
+
 /** The configured engine lacks a capability (e.g. delete-by-query). */
 export class NotSupportedError extends DomainError {
   readonly status = 501;

@@ -129,9 +129,9 @@ describe('deletes', () => {
   it('proposal fields the service does not implement are refused, not ignored', async () => {
     const urn = await seed(uniqueId('headers'));
     const body = proposal(urn, 'datasetProperties', { name: 'x', description: 'changed' });
-    const res = await svc.call('POST', '/aspects?action=ingestProposal', { ...body, proposal: { ...body.proposal, headers: { 'If-None-Match': '*' } } });
+    const res = await svc.call('POST', '/aspects?action=ingestProposal', { ...body, proposal: { ...body.proposal, entityKeyAspect: { name: 'x' } } });
     expect(res.status).toBe(400);
-    expect(res.body.message).toMatch(/headers/);
+    expect(res.body.message).toMatch(/entityKeyAspect/);
     const batch = await svc.call('POST', '/aspects?action=ingestProposalBatch', { proposals: [{ ...body.proposal, unexpected: 1 }] });
     expect(batch.status).toBe(400);
     expect(batch.body.message).toMatch(/unexpected/);

@@ -1,3 +1,5 @@
+import { PreconditionFailedError } from '../../src/model/errors';
+import type { WriteCondition } from '../../src/services/write-path/conditions';
 import { applyParameters, lockRequests, planGroup, planLocked, type LockedEntity, type WriteItem } from '../../src/services/write-path/plan';
 
 const urn = 'urn:li:tag:t';
@@ -16,6 +18,48 @@ const upsert = (value: string, edges: string[] = [], now = 1): Extract<WriteItem
 const stored = (aspects: LockedEntity['aspects']): Map<string, LockedEntity> => new Map([[urn, { urn, node: 'n1', rev: 1, previousRev: 0, created: false, placeholder: false, aspects }]]);
 
 describe('write group planning', () => {
+  describe('conditional writes (CREATE, CREATE_ENTITY, If-None-Match, If-Version-Match)', () => {
+    const tagProperties = { name: 'tagProperties', hash: 'hs', top: 4, history: 2, value: null, edges: [], columnEdges: [] };
+    const tagKey = { name: 'tagKey', hash: 'k', top: 0, history: 0, value: null, edges: [], columnEdges: [] };
+    const conditioned = (value: string, condition: Partial<WriteCondition>): Extract<WriteItem, { kind: 'upsert' }> => ({
+      ...upsert(value),
+      condition: { create: null, dropIfPresent: false, version: null, keyAspect: 'tagKey', ...condition },
+    });
+    const latest = (plan: ReturnType<typeof planGroup>['plan']) => plan.rows.filter((r) => r.name === 'tagProperties').map((r) => [r.latest?.value, r.systemMetadata]);
+
+    it('CREATE writes an absent aspect, is refused when it is present, and dropped with If-None-Match: *', () => {
+      const absent = planGroup([[conditioned('a', { create: 'aspect' })]], stored([tagKey]));
+      expect(latest(absent.plan)).toEqual([['a', '{"v":"a","version":"1"}']]);
+      const refused = planGroup([[conditioned('a', { create: 'aspect' })], [upsert('b')]], stored([tagKey, tagProperties]));
+      expect(String(refused.failed.get(0))).toMatch(/Cannot perform CREATE since the aspect already exists/);
+      expect(latest(refused.plan)).toEqual([['b', '{"v":"b","version":"6"}']]);
+      const dropped = planGroup([[conditioned('a', { create: 'aspect', dropIfPresent: true })]], stored([tagKey, tagProperties]));
+      expect([dropped.failed.size, dropped.outcomes, dropped.plan.rows]).toEqual([0, [[{ unchanged: true, rows: 0 }]], []]);
+      // Present as an earlier request of the same group leaves it.
+      const sameGroup = planGroup([[upsert('b')], [conditioned('a', { create: 'aspect', dropIfPresent: true })]], stored([tagKey]));
+      expect(latest(sameGroup.plan)).toEqual([['b', '{"v":"b","version":"1"}']]);
+    });
+
+    it('CREATE_ENTITY looks for the key aspect, which it asks the lock for', () => {
+      const [request] = lockRequests([[{ ...conditioned('a', { create: 'entity' }), defaults: [] }]]);
+      expect(request.present).toEqual(['tagKey']);
+      expect(String(planGroup([[conditioned('a', { create: 'entity' })]], stored([tagKey])).failed.get(0))).toMatch(/CREATE_ENTITY/);
+      expect(planGroup([[conditioned('a', { create: 'entity', dropIfPresent: true })]], stored([tagKey])).plan.rows).toEqual([]);
+      expect(latest(planGroup([[conditioned('a', { create: 'entity' })]], stored([])).plan)).toEqual([['a', '{"v":"a","version":"1"}']]);
+    });
+
+    it('If-Version-Match compares the version the aspect has ("-1": absent) and refuses the request on a mismatch', () => {
+      expect(latest(planGroup([[conditioned('a', { version: '5' })]], stored([tagProperties])).plan)).toEqual([['a', '{"v":"a","version":"6"}']]);
+      const stale = planGroup([[conditioned('a', { version: '4' })]], stored([tagProperties]));
+      expect(stale.failed.get(0)).toBeInstanceOf(PreconditionFailedError);
+      expect(String(stale.failed.get(0))).toMatch(/Expected version 4, actual version 5/);
+      expect(latest(planGroup([[conditioned('a', { version: '-1' })]], stored([])).plan)).toEqual([['a', '{"v":"a","version":"1"}']]);
+      expect(planGroup([[conditioned('a', { version: '1' })]], stored([])).failed.size).toBe(1);
+      // A CREATE's aspect is unversioned: only -1 matches.
+      expect(planGroup([[conditioned('a', { create: 'aspect', version: '-1' })]], stored([])).failed.size).toBe(0);
+    });
+  });
+
   it('locks each entity once, sorted, with every aspect it reads', () => {
     const reqs = lockRequests([[{ ...upsert('a'), urn: 'urn:li:tag:z' }], [upsert('b'), { kind: 'deleteAspect', urn, entityType: 'tag', name: 'x' }]]);
     // Defaults are only checked for (`present`: no history read), unless the group also writes them.
@@ -121,7 +165,8 @@ describe('write group planning', () => {
     // stored latest -> 5, a -> 6, b -> 7; latest c; retention 2 keeps 6 and 7.
     expect(row.copy).toBeNull();
     expect(row.history.map((h) => [h.version, h.value])).toEqual([[6, 'a'], [7, 'b']]);
-    expect(row.history[1].systemMetadata).toBe('{"v":"b"}');
+    // Each value is stored with its version (DataHub's systemMetadata.version): a history version's number.
+    expect(row.history[1].systemMetadata).toBe('{"v":"b","version":"7"}');
     expect(row.cut).toBe(5);
     expect(row.latest?.value).toBe('c');
     expect(plan.removeEdges.map((e) => e.target).sort()).toEqual(['u1', 'u2']);

@@ -10,7 +10,12 @@ const proposalSchema: Schema = {
   properties: {
     entityType: { type: 'string', description: 'Must agree with the urn' },
     entityUrn: { type: 'string' },
-    changeType: { type: 'string', enum: ['UPSERT', 'DELETE', 'PATCH'], description: 'PATCH: aspect.value is a JSON patch (DataHub form), applied atomically to the current value' },
+    changeType: {
+      type: 'string',
+      enum: ['UPSERT', 'UPDATE', 'CREATE', 'CREATE_ENTITY', 'DELETE', 'PATCH'],
+      description:
+        'PATCH: aspect.value is a JSON patch (DataHub form), applied atomically to the current value. CREATE: written only if the aspect is absent, CREATE_ENTITY: only if the entity is (else 422). UPDATE: as UPSERT',
+    },
     aspectName: { type: 'string' },
     aspect: {
       type: 'object',
@@ -21,6 +26,12 @@ const proposalSchema: Schema = {
       },
     },
     systemMetadata: { type: ['object', 'string'] },
+    headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description:
+        "Conditional writes: 'If-None-Match: *' drops a CREATE or CREATE_ENTITY that finds its aspect or entity present; 'If-Version-Match' writes only over that version of the aspect (systemMetadata.version; -1: absent), else 412",
+    },
   },
 };
 

@@ -2,6 +2,7 @@ import { status } from '../../model/aspects';
 import { makeUrn } from '../../model/urn';
 import type { ApplyParams, LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
+import { conditionHolds, withVersion, type WriteCondition } from './conditions';
 import { columnEdgeKey, edgeKey, indexedRunOf } from './prepare';
 
 /*
@@ -147,6 +148,8 @@ export type WriteItem =
        */
       patch?: (current: Record<string, unknown> | null) => Record<string, unknown> | null;
       project?: (value: Record<string, unknown>) => Projected;
+      /** Written only if this holds of the aspect and entity as the group leaves them (CREATE, If-Version-Match). */
+      condition?: WriteCondition;
     }
   /**
    * A rollback: the latest value (if its hash is still `expectedHash`) is replaced by the history version `survivor`,
@@ -207,6 +210,7 @@ export function lockRequests(units: WriteItem[][]): LockRequest[] {
         r.names.push(item.name);
         r.history.push(item.name);
         r.present.push(...item.defaults.map((d) => d.name));
+        if (item.condition?.create === 'entity') r.present.push(item.condition.keyAspect);
         if (item.patch) r.values.push(item.name);
       } else if (item.kind === 'deleteAspect' || item.kind === 'revert') {
         r.names.push(item.name);
@@ -501,6 +505,10 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
 
   let projected = item.projected;
   const a = aspect(e, item.name);
+  if (item.condition) {
+    const where = { urn: item.urn, aspect: item.name, version: a.current ? a.top + 1 : null, entityExists: Boolean(e.aspects.get(item.condition.keyAspect)?.current) };
+    if (!conditionHolds(item.condition, where)) return { unchanged: true, rows: 0 };
+  }
   if (item.patch) {
     const current = a.current ? JSON.parse(a.current.fromStore ? (a.storedValue ?? 'null') : a.current.value) : null;
     const next = item.patch(current);
@@ -516,7 +524,7 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
   let unchanged = false;
   if (a.current && a.current.hash === projected.hash) {
     unchanged = true;
-    a.currentSystemMetadata = item.systemMetadata;
+    a.currentSystemMetadata = withVersion(item.systemMetadata, a.top + 1);
     a.touched = true;
   } else {
     if (a.current) {
@@ -532,7 +540,7 @@ function applyItem(item: WriteItem, e: EntityState, aspect: (e: EntityState, nam
       if (item.retentionMaxAgeMs) a.horizon = item.now - item.retentionMaxAgeMs;
     }
     a.current = { value: projected.value, hash: projected.hash, parsed: projected.parsed, createdTime: item.now, createdActor: item.actor, fromStore: false };
-    a.currentSystemMetadata = item.systemMetadata;
+    a.currentSystemMetadata = withVersion(item.systemMetadata, a.top + 1);
     a.versions++;
     setEdges(a, projected);
     a.changed = true;
@@ -586,7 +594,7 @@ function addDefaults(item: Extract<WriteItem, { kind: 'upsert' }>, e: EntityStat
     const projected = d.value();
     a.current = { value: projected.value, hash: projected.hash, parsed: projected.parsed, createdTime: item.now, createdActor: item.actor, fromStore: false };
     setEdges(a, projected);
-    a.currentSystemMetadata = item.systemMetadata;
+    a.currentSystemMetadata = withVersion(item.systemMetadata, 1);
     a.versions = 1;
     a.changed = true;
     a.touched = true;

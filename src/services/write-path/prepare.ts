@@ -5,6 +5,7 @@ import { assertNesting } from '../../model/nesting';
 import type { AspectSpec, EntitySpec, Registry } from '../../model/registry';
 import { tryParseUrn, type Urn } from '../../model/urn';
 import { applyPatch, parsePatch } from '../patch/json-patch';
+import { UPSERT_CHANGE_TYPES, writeCondition, type WriteCondition } from './conditions';
 import type { ColumnEdge, Projected, ProjectedEdges, WriteItem } from './plan';
 
 /*
@@ -36,12 +37,11 @@ export type Prepared =
   | { kind: 'delete'; urn: Urn; entity: EntitySpec; aspect: AspectSpec }
   | { kind: 'timeseries'; event: TimeseriesEvent };
 
-const CHANGE_TYPES = ['UPSERT', 'DELETE', 'PATCH'];
+const CHANGE_TYPES = [...UPSERT_CHANGE_TYPES, 'DELETE', 'PATCH'];
 /** Proposal fields this service honours; any other is refused, never ignored. */
-const PROPOSAL_FIELDS = new Set(['entityType', 'entityUrn', 'changeType', 'aspectName', 'aspect', 'systemMetadata']);
+const PROPOSAL_FIELDS = new Set(['entityType', 'entityUrn', 'changeType', 'aspectName', 'aspect', 'systemMetadata', 'headers']);
 /** MetadataChangeProposal fields the official client can send that this service does not implement, and why it matters. */
 const UNSUPPORTED_PROPOSAL_FIELDS: Record<string, string> = {
-  headers: 'conditional writes (If-None-Match, If-Version-Match) are not supported; send the proposal without headers',
   entityKeyAspect: 'name the entity by entityUrn',
   auditHeader: 'Kafka audit headers are not accepted over HTTP',
 };
@@ -80,7 +80,15 @@ export function normalizeSystemMetadata(raw: unknown, now: number): Record<strin
   const metadata = { ...((value as Record<string, unknown>) ?? {}) };
   if (typeof metadata.runId !== 'string' || metadata.runId === '') metadata.runId = DEFAULT_RUN_ID;
   if (typeof metadata.lastObserved !== 'number') metadata.lastObserved = now;
+  // The aspect's version is the server's to assign (conditions.ts withVersion), as in DataHub.
+  delete metadata.version;
   return metadata;
+}
+
+/** An upsert written only if `condition` holds of the stored state (./conditions.ts). */
+function conditioned(prepared: Prepared, condition: WriteCondition, changeType: string): Prepared {
+  if (prepared.kind !== 'upsert') throw new InvalidInputError(`changeType ${changeType} and conditional headers are not supported for time-series aspects: they take UPSERT`);
+  return { kind: 'upsert', write: { ...prepared.write, condition } };
 }
 
 /** How the plan keys an edge and a column edge (`type|target`, `source|target`), and a restore's check with it. */
@@ -123,7 +131,9 @@ export class WritePreparer {
     }
     const aspect = this.registry.aspectFor(entity, raw.aspectName);
     const systemMetadata = normalizeSystemMetadata(raw.systemMetadata ?? envelopeSystemMetadata, now);
+    const condition = writeCondition(changeType, raw.headers, entity.keyAspect);
     if (changeType === 'DELETE') {
+      if (condition) throw new InvalidInputError('Conditional deletes (If-Version-Match) are not supported');
       if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be deleted by proposal`);
       return { kind: 'delete', urn, entity, aspect };
     }
@@ -139,8 +149,8 @@ export class WritePreparer {
     } catch {
       throw new InvalidInputError(`aspect.value of '${aspect.name}' is not valid JSON`);
     }
-    if (changeType === 'PATCH') return this.patch(urn, entity, aspect, value, principal, now, systemMetadata);
-    return this.upsert(urn, entity, aspect, value, principal, now, systemMetadata);
+    const prepared = changeType === 'PATCH' ? this.patch(urn, entity, aspect, value, principal, now, systemMetadata) : this.upsert(urn, entity, aspect, value, principal, now, systemMetadata);
+    return condition ? conditioned(prepared, condition, changeType) : prepared;
   }
 
   /** Legacy `entities?action=ingest`: one snapshot's aspects. */
