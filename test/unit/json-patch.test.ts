@@ -9,6 +9,50 @@ const columnEdgesOf = (aspect: string, value: Record<string, unknown>) => ASPECT
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 describe('DataHub PATCH semantics', () => {
+  test('editableSchemaMetadata: fields by fieldPath, their tags and terms by urn; a field created by a patch gets its fieldPath', () => {
+    const tag = (t: string) => ({ tag: `urn:li:tag:${t}` });
+    const a = patch('editableSchemaMetadata', null, [
+      { op: 'add', path: '/editableSchemaFieldInfo/email/globalTags/tags/urn:li:tag:pii', value: tag('pii') },
+      { op: 'add', path: '/editableSchemaFieldInfo/email/glossaryTerms/terms/urn:li:glossaryTerm:Email', value: { urn: 'urn:li:glossaryTerm:Email' } },
+      { op: 'add', path: '/editableSchemaFieldInfo/a~1b/description', value: 'nested path' },
+    ]);
+    expect(a).toEqual({
+      created: { time: 0, actor: 'urn:li:corpuser:unknown' },
+      editableSchemaFieldInfo: [
+        { fieldPath: 'email', globalTags: { tags: [tag('pii')] }, glossaryTerms: { terms: [{ urn: 'urn:li:glossaryTerm:Email' }], auditStamp: { time: 0, actor: 'urn:li:corpuser:unknown' } } },
+        { fieldPath: 'a/b', description: 'nested path' },
+      ],
+    });
+    const b = patch('editableSchemaMetadata', a, [
+      { op: 'add', path: '/editableSchemaFieldInfo/email/globalTags/tags/urn:li:tag:gdpr', value: tag('gdpr') },
+      { op: 'remove', path: '/editableSchemaFieldInfo/email/globalTags/tags/urn:li:tag:pii', value: {} },
+    ]);
+    expect(b.editableSchemaFieldInfo).toEqual([{ ...(a.editableSchemaFieldInfo as object[])[0], globalTags: { tags: [tag('gdpr')] } }, (a.editableSchemaFieldInfo as object[])[1]]);
+    // A field added whole keeps its arrays as sent.
+    const c = patch('editableSchemaMetadata', b, [{ op: 'add', path: '/editableSchemaFieldInfo/id', value: { fieldPath: 'id', globalTags: { tags: [tag('key')] } } }]);
+    expect((c.editableSchemaFieldInfo as object[])[2]).toEqual({ fieldPath: 'id', globalTags: { tags: [tag('key')] } });
+  });
+
+  test('arrays DataHub keys by a field or by value: assets, prompts, entity types, domains, siblings, a form\'s actors', () => {
+    const ds = up('asset');
+    expect(patch('dataProductProperties', null, [{ op: 'add', path: `/assets/${ds}`, value: { destinationUrn: ds } }])).toEqual({ assets: [{ destinationUrn: ds }] });
+    expect(patch('dataProductProperties', { assets: [{ destinationUrn: ds }], name: 'p' }, [{ op: 'remove', path: `/assets/${ds}`, value: {} }])).toEqual({ assets: [], name: 'p' });
+    const type = 'urn:li:entityType:datahub.dataset';
+    expect(patch('propertyDefinition', { qualifiedName: 'q', valueType: 'v', entityTypes: ['urn:li:entityType:datahub.chart'] }, [{ op: 'add', path: `/entityTypes/${type}`, value: type }]).entityTypes).toEqual([
+      'urn:li:entityType:datahub.chart',
+      type,
+    ]);
+    const form = patch('formInfo', { name: 'f', type: 'COMPLETION', prompts: [{ id: 'p1', title: 'one' }] }, [
+      { op: 'add', path: '/prompts/p2', value: { id: 'p2', title: 'two' } },
+      { op: 'add', path: '/actors/users/urn:li:corpuser:u', value: 'urn:li:corpuser:u' },
+    ]);
+    expect(form).toEqual({ name: 'f', type: 'COMPLETION', prompts: [{ id: 'p1', title: 'one' }, { id: 'p2', title: 'two' }], actors: { users: ['urn:li:corpuser:u'] } });
+    expect(patch('formInfo', form, [{ op: 'remove', path: '/actors/users/urn:li:corpuser:u', value: 'urn:li:corpuser:u' }]).actors).toEqual({ users: [] });
+    expect(patch('domains', null, [{ op: 'add', path: '/domains/urn:li:domain:d', value: 'urn:li:domain:d' }])).toEqual({ domains: ['urn:li:domain:d'] });
+    expect(patch('siblings', null, [{ op: 'add', path: `/siblings/${ds}`, value: ds }])).toEqual({ siblings: [ds], primary: false });
+    expect(patch('institutionalMemory', null, [{ op: 'add', path: '/elements/http:~1~1docs', value: { url: 'http://docs', description: 'd' } }])).toEqual({ elements: [{ url: 'http://docs', description: 'd' }] });
+  });
+
   test('upstreamLineage: add keyed by upstream dataset (JSON-pointer escaped), replace same key, remove', () => {
     const a = patch('upstreamLineage', null, [{ op: 'add', path: `/upstreams/${esc(up('a/x'))}`, value: { dataset: up('a/x'), type: 'COPY' } }]);
     expect(a).toEqual({ upstreams: [{ dataset: up('a/x'), type: 'COPY' }] });

@@ -11,6 +11,13 @@ export interface PatchTemplate {
   arrayKeys?: Record<string, string[]>;
   /** What a missing aspect starts from, so required fields exist after the patch. */
   initial?(namespace: string): Json;
+  /**
+   * Templates of what a field holds: of each element of a keyed array (editableSchemaFieldInfo's globalTags), or of an
+   * object field (formInfo's actors), as DataHub's templates nest theirs.
+   */
+  inner?: Record<string, PatchTemplate>;
+  /** Required fields filled in after the patch when absent (a field's glossaryTerms created by a patch: auditStamp). */
+  complete?(value: Json, namespace: string): void;
   /** fineGrainedLineages are keyed as DataHub's UpstreamLineageTemplate keys them. */
   fineGrainedLineages?: boolean;
 }

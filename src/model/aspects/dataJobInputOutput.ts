@@ -15,6 +15,7 @@ export const dataJobInputOutput: AspectBehaviour = {
       outputDatasetFields: [],
     },
     initial: () => ({ inputDatasets: [], outputDatasets: [] }),
+    fineGrainedLineages: true,
   },
   columnEdges: fineGrainedColumnEdges,
 };

@@ -74,10 +74,22 @@ function arrayToMap(items: unknown[], keys: string[]): Json {
   return root;
 }
 
-function mapToArray(map: unknown, depth: number): unknown[] {
+/**
+ * A keyed array's map form back to an array, level by level (`keys`, outermost first). An element created through a
+ * deeper path (`/editableSchemaFieldInfo/<fieldPath>/globalTags/...`) lacks its key field: the map key is put back, as
+ * DataHub does, where `reinject` (the template's own keys; a plain field, not `a␟b`) allows.
+ */
+function mapToArray(map: unknown, keys: string[], reinject: boolean): unknown[] {
   if (!isObject(map)) return [];
-  if (depth <= 1) return Object.values(map);
-  return Object.values(map).flatMap((v) => mapToArray(v, depth - 1));
+  const [key, ...rest] = keys;
+  const restore = (element: unknown, value: string) => {
+    if (reinject && key !== undefined && !key.includes('\u241f') && value !== '' && isObject(element) && element[key] === undefined) element[key] = value;
+  };
+  return Object.entries(map).flatMap(([value, inner]) => {
+    const elements = rest.length > 0 ? mapToArray(inner, rest, reinject) : [inner];
+    for (const element of elements) restore(element, value);
+    return elements;
+  });
 }
 
 /** fineGrainedLineages as DataHub's UpstreamLineageTemplate keys them: transformOperation/downstream/query/upstream → {confidenceScore}. */
@@ -161,36 +173,78 @@ function applyOne(doc: Json, op: PatchOperation, where: string): void {
 }
 
 /**
+ * The keyed arrays of `doc` named in `arrays` in their map form, and what they hold: those in `only` (the fields a patch
+ * touches, present or not), or when `only` is null (inside a field) those present.
+ */
+function toMaps(doc: Json, template: PatchTemplate, arrays: Record<string, string[]>, only: Set<string> | null): Map<string, string[]> {
+  const converted = new Map<string, string[]>();
+  for (const [field, keys] of Object.entries(arrays)) {
+    if (only ? !only.has(field) : doc[field] === undefined) continue;
+    const inner = template.inner?.[field];
+    const items = Array.isArray(doc[field]) ? (doc[field] as unknown[]) : [];
+    if (inner) for (const item of items) if (isObject(item)) toMaps(item, inner, inner.arrayKeys ?? {}, null);
+    doc[field] = arrayToMap(items, keys);
+    converted.set(field, keys);
+  }
+  for (const [field, inner] of Object.entries(template.inner ?? {})) {
+    if (field in arrays || (only && !only.has(field)) || !isObject(doc[field])) continue;
+    toMaps(doc[field] as Json, inner, inner.arrayKeys ?? {}, null);
+  }
+  return converted;
+}
+
+/**
+ * The arrays `toMaps` converted back, with what they hold; an array a patch replaced whole stays as sent. `own`: the
+ * template's keys, whose fields are restored on elements created through deeper paths (not a client's own keys).
+ */
+function fromMaps(doc: Json, template: PatchTemplate, converted: Map<string, string[]>, own: (field: string) => boolean, namespace: string): void {
+  for (const [field, keys] of converted) {
+    if (doc[field] === undefined) continue;
+    const list = Array.isArray(doc[field]) ? (doc[field] as unknown[]) : mapToArray(doc[field], keys, own(field));
+    const inner = template.inner?.[field];
+    if (inner) for (const element of list) if (isObject(element)) completeInner(element, inner, namespace);
+    doc[field] = list;
+  }
+  for (const [field, inner] of Object.entries(template.inner ?? {})) {
+    if (converted.has(field) || !isObject(doc[field])) continue;
+    completeInner(doc[field] as Json, inner, namespace);
+  }
+}
+
+function completeInner(value: Json, template: PatchTemplate, namespace: string): void {
+  const arrays = template.arrayKeys ?? {};
+  fromMaps(value, template, new Map(Object.entries(arrays).filter(([field]) => value[field] !== undefined)), () => true, namespace);
+  template.complete?.(value, namespace);
+}
+
+/**
  * Applies a parsed patch to the current value of an aspect (null = absent) and returns the new value; the aspect's
  * patch template (its behaviour's) keys its arrays, and `namespace` is the service's urn namespace.
  */
 export function applyPatch(template: PatchTemplate | undefined, current: Json | null, patch: ReturnType<typeof parsePatch>, namespace: string): Json {
-  const doc: Json = structuredClone(current ?? template?.initial?.(namespace) ?? {});
-  const keyed: Record<string, string[]> = { ...(template?.arrayKeys ?? {}), ...patch.arrayPrimaryKeys };
+  const own = template ?? {};
+  const doc: Json = structuredClone(current ?? own.initial?.(namespace) ?? {});
+  const keyed: Record<string, string[]> = { ...(own.arrayKeys ?? {}), ...patch.arrayPrimaryKeys };
   const touched = new Set(patch.operations.map((o) => segments(o.path)[0]));
-  const asMaps = new Map<string, number>();
-  for (const [field, keys] of Object.entries(keyed)) {
-    if (!touched.has(field)) continue;
-    doc[field] = arrayToMap(Array.isArray(doc[field]) ? (doc[field] as unknown[]) : [], keys);
-    asMaps.set(field, Math.max(keys.length, 1));
-  }
-  const fineGrained = Boolean(template?.fineGrainedLineages) && touched.has(FINE_GRAINED);
+  const asMaps = toMaps(doc, own, keyed, touched);
+  const fineGrained = Boolean(own.fineGrainedLineages) && touched.has(FINE_GRAINED);
   if (fineGrained) doc[FINE_GRAINED] = fineGrainedToMap(Array.isArray(doc[FINE_GRAINED]) ? (doc[FINE_GRAINED] as unknown[]) : []);
   patch.operations.forEach((op, i) => {
     const parts = segments(op.path);
     // An add/replace of a whole keyed array (or of the whole field) arrives in array form.
     if (parts.length === 1 && op.op !== 'remove' && Array.isArray(op.value)) {
-      if (asMaps.has(parts[0])) doc[parts[0]] = arrayToMap(op.value, keyed[parts[0]]);
-      else if (fineGrained && parts[0] === FINE_GRAINED) doc[FINE_GRAINED] = fineGrainedToMap(op.value);
+      if (asMaps.has(parts[0])) {
+        const inner = own.inner?.[parts[0]];
+        const items = structuredClone(op.value);
+        if (inner) for (const item of items) if (isObject(item)) toMaps(item, inner, inner.arrayKeys ?? {}, null);
+        doc[parts[0]] = arrayToMap(items, keyed[parts[0]]);
+      } else if (fineGrained && parts[0] === FINE_GRAINED) doc[FINE_GRAINED] = fineGrainedToMap(op.value);
       else doc[parts[0]] = structuredClone(op.value);
       return;
     }
     applyOne(doc, op, `patch[${i}]`);
   });
-  for (const [field, depth] of asMaps) {
-    if (doc[field] === undefined) continue;
-    doc[field] = mapToArray(doc[field], depth);
-  }
+  fromMaps(doc, own, asMaps, (field) => !(field in patch.arrayPrimaryKeys), namespace);
   if (fineGrained && doc[FINE_GRAINED] !== undefined) {
     const list = fineGrainedToArray(doc[FINE_GRAINED], namespace);
     if (list.length > 0) doc[FINE_GRAINED] = list;
