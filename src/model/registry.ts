@@ -282,6 +282,20 @@ export class Registry {
     return spec;
   }
 
+  /**
+   * An entity type named in a path, in any case (`platformresource`, `DATASET`), as DataHub's registry looks names up:
+   * the official client's platform-resource lookups, made by SQL-parsing sources, name it in lower case.
+   */
+  entityAnyCase(name: string): EntitySpec {
+    return this.entities.get(name) ?? this.entitiesByLowerCase().get(name.toLowerCase()) ?? this.entity(name);
+  }
+
+  private lowerCaseNames?: Map<string, EntitySpec>;
+
+  private entitiesByLowerCase(): Map<string, EntitySpec> {
+    return (this.lowerCaseNames ??= new Map([...this.entities.values()].map((e) => [e.name.toLowerCase(), e])));
+  }
+
   /** Parses a URN and checks its namespace and entity type are known. */
   parseEntityUrn(raw: unknown, what = 'urn'): { urn: Urn; entity: EntitySpec } {
     const urn = parseUrn(raw, what);

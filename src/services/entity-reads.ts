@@ -102,7 +102,7 @@ export class EntityReads {
   }
 
   private entityName(raw: string): string {
-    return this.registry.entity(raw).name;
+    return this.registry.entityAnyCase(raw).name;
   }
 
   private v3Form(urn: string, aspects: StoredAspect[], systemMetadata: boolean): V3Entity {

@@ -29,6 +29,21 @@ export const filterSchema: Schema = {
 
 const SAMPLE = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)';
 
+/** Sent by the official Python client (acryl-datahub) with every request. */
+const OFFICIAL_CLIENT_HEADER = 'x-datahub-py-cli-version';
+
+type SearchAnswer = Awaited<ReturnType<SearchService['search']>>;
+
+/**
+ * The search answer as DataHub 1.x gives it to its official client, which reads each result's `entity`
+ * (DataHubGraph.get_domain_urn_by_name, get_container_urns_by_filter, ingestion's domain registry): entities as
+ * {entity, matchedFields}. Every other caller gets the interface document's list of urns.
+ */
+function asSearchEntities(answer: SearchAnswer) {
+  const { entities, metadata } = answer.value;
+  return { value: { ...answer.value, entities: entities.map((entity, i) => ({ entity, matchedFields: metadata.matches[i]?.matchedFields ?? [] })) } };
+}
+
 /** Search, browse and autocomplete. */
 export function searchRoutes(search: SearchService): RouteDefinition[] {
   return [
@@ -63,8 +78,10 @@ export function searchRoutes(search: SearchService): RouteDefinition[] {
           },
         },
       },
-      handle: async ({ body }) =>
-        search.search({ input: body.input as string, entity: body.entity as string, start: body.start as number, count: body.count as number, filter: body.filter }),
+      handle: async ({ body, ctx }) => {
+        const answer = await search.search({ input: body.input as string, entity: body.entity as string, start: body.start as number, count: body.count as number, filter: body.filter });
+        return ctx.get(OFFICIAL_CLIENT_HEADER) ? asSearchEntities(answer) : answer;
+      },
     },
     {
       operationId: 'browse',
