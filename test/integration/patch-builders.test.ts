@@ -33,7 +33,7 @@ describe("the official client's patch builders", () => {
       'field tags and terms': [['email', ['urn:li:tag:gdpr'], ['urn:li:glossaryTerm:Email']]],
       'structured property entity types': ['urn:li:entityType:datahub.dataset', 'urn:li:entityType:datahub.chart'],
       'form prompts and users': { prompts: ['p1', 'p2'], users: ['urn:li:corpuser:pt'] },
-      'datajob fine-grained lineage and domain': { fgl: [[[field(`pt_other_${suffix}`, 'a')], [field(`pt_${suffix}`, 'b')]]], domainAssociations: ['urn:li:domain:pt'] },
+      'datajob fine-grained lineage and domain': { fgl: [[[field(`pt_other_${suffix}`, 'a')], [field(`pt_${suffix}`, 'b')]]], domains: ['urn:li:domain:pt'], domainAssociations: ['urn:li:domain:pt'] },
     });
   });
 });

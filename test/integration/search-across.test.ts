@@ -330,7 +330,7 @@ describe.each<[EngineName, Record<string, string>]>([
 
     it('gets one entity, 404 when it does not exist', async () => {
       const res = await svc.call('GET', `/openapi/v3/entity/dataset/${enc(orders)}?aspects=domains`);
-      expect(res.body).toEqual({ urn: orders, domains: { value: { domains: [domain] } } });
+      expect(res.body).toEqual({ urn: orders, domains: { value: { domains: [domain], domainAssociations: [{ domain }] } } });
       const missing = await svc.call('GET', `/openapi/v3/entity/dataset/${enc(ds('missing'))}`);
       expect(missing.status).toBe(404);
     });

@@ -69,6 +69,6 @@ def job():
     emit(DataJobPatchBuilder(j).add_domain(m.DomainAssociationClass(domain="urn:li:domain:pt")))
     io = graph.get_aspect(j, m.DataJobInputOutputClass)
     d = graph.get_aspect(j, m.DomainsClass)
-    return {"fgl": [[f.upstreams, f.downstreams] for f in io.fineGrainedLineages or []], "domainAssociations": [a.domain for a in d.domainAssociations or []]}
+    return {"fgl": [[f.upstreams, f.downstreams] for f in io.fineGrainedLineages or []], "domains": d.domains, "domainAssociations": [a.domain for a in d.domainAssociations or []]}
 run("datajob fine-grained lineage and domain", job)
 print(json.dumps(out))

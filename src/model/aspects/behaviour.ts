@@ -35,6 +35,11 @@ export interface AspectBehaviour {
   defaultValue?(urn: Urn, context?: BrowsePathContext): Json;
   /** What a value written in the same request tells the default browse paths of its entity. */
   browseContext?(value: Json, context: BrowsePathContext): void;
+  /**
+   * DataHub's mutation hook for the aspect: the value to store, from the one written (an upsert's or a patch's result)
+   * and the one stored before it (null: none), read in the write's transaction. Throws a ValidationError to refuse.
+   */
+  mutate?(proposed: Json, previous: Json | null): Json;
   /** A semantic check beyond the schema, at ingest; throws a ValidationError. */
   validate?(value: Json, registry: Registry): void;
   /** The browse paths a value lists: the search document lists its entity under them. */

@@ -267,7 +267,9 @@ export class WritePreparer {
     if (aspect.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' cannot be patched`);
     assertNesting(rawPatch, `Patch of '${aspect.name}'`);
     const patch = parsePatch(rawPatch);
-    return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, (current) => applyPatch(aspect.behaviour?.patch, current, patch, this.registry.urnNamespace), principal, now, systemMetadata) };
+    const mutate = aspect.behaviour?.mutate;
+    const apply = (current: Record<string, unknown> | null) => applyPatch(aspect.behaviour?.patch, current, patch, this.registry.urnNamespace);
+    return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, mutate ? (current) => mutate(apply(current), current) : apply, principal, now, systemMetadata) };
   }
 
   /** An upsert whose value is computed from the stored one inside the write's transaction, then validated. */
@@ -330,6 +332,9 @@ export class WritePreparer {
       if (!this.options.timeseries) throw new InvalidInputError(`Time-series aspect '${aspect.name}' is not supported by this deployment`);
       return { kind: 'timeseries', event: { urn, entity, aspect, value, systemMetadata } };
     }
+    // An aspect with a mutation hook is stored as the hook makes it from the stored value, read in the transaction.
+    const mutate = aspect.behaviour?.mutate;
+    if (mutate) return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, (current) => mutate(structuredClone(value), current), principal, now, systemMetadata) };
     return {
       kind: 'upsert',
       write: { ...this.upsertItem(urn, entity, aspect, principal, now, systemMetadata), projected: this.project(aspect, value) },
