@@ -60,6 +60,7 @@ import { IngestionService } from './services/ingestion';
 import { rehearseWrites, writePipeline } from './services/write-path/pipeline';
 import { Publisher } from './services/write-path/publish';
 import { DeprecationService } from './services/deprecation';
+import { FormAssignmentService } from './services/form-assignment';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
 import { RunService } from './services/runs';
@@ -220,6 +221,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const usage = new UsageService(registry, ingestion, timeseries);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
+  const forms = new FormAssignmentService(registry, aspectStore, ingestion);
   const lineageStore = new LineageStore(graph, registry.lineageRelationships(), registry.urnNamespace, readCoherence);
   await lineageStore.prepare();
   lineageStore
@@ -255,7 +257,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, lineage, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, lineage, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

@@ -9,6 +9,7 @@ import { requireScope, type Authenticator, type Principal } from '../auth';
 import type { RevocationCheck } from '../auth/revocation-check';
 import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
+import type { FormAssignmentService } from '../services/form-assignment';
 import type { LineageService } from '../services/lineage/lineage-service';
 import { answerText, QueryExecutor, type WalkAnswerContext } from './graphql-execution';
 import { WalkAnswers } from './graphql-walk-answers';
@@ -32,6 +33,13 @@ const typeDefs = /* GraphQL */ `
     updateDeprecation(input: UpdateDeprecationInput!): Boolean
     "Sets the deprecation of several entities; all are validated before any is written. Returns true."
     batchUpdateDeprecation(input: BatchUpdateDeprecationInput!): Boolean
+    "Assigns a form to entities (their forms aspect), unless assigned already; the form and every entity must exist. Returns true."
+    batchAssignForm(input: BatchAssignFormInput!): Boolean
+  }
+
+  input BatchAssignFormInput {
+    formUrn: String!
+    entityUrns: [String!]!
   }
 
   type Dataset {
@@ -280,6 +288,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 /** What the schema's resolvers call. */
 export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies {
   deprecation: DeprecationService;
+  forms: FormAssignmentService;
   lineage: LineageService;
 }
 
@@ -291,7 +300,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
@@ -310,6 +319,8 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
             deps.deprecation.updateDeprecation(args.input, ctx.principal),
           batchUpdateDeprecation: (_: unknown, args: { input: DeprecationChange & { resources: ResourceRef[] } }, ctx: GraphqlContext) =>
             deps.deprecation.batchUpdateDeprecation(args.input, ctx.principal),
+          batchAssignForm: (_: unknown, args: { input: { formUrn: string; entityUrns: string[] } }, ctx: GraphqlContext) =>
+            deps.forms.batchAssignForm(args.input, ctx.principal),
         },
       },
       searchResolvers(deps),

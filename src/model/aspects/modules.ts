@@ -22,6 +22,7 @@ export { domains } from './domains';
 export { editableDatasetProperties } from './editableDatasetProperties';
 export { editableSchemaMetadata } from './editableSchemaMetadata';
 export { formInfo } from './formInfo';
+export { forms } from './forms';
 export { globalTags } from './globalTags';
 export { glossaryTermInfo } from './glossaryTermInfo';
 export { glossaryTerms } from './glossaryTerms';
