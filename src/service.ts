@@ -59,7 +59,9 @@ import { HealthService } from './services/health';
 import { IngestionService } from './services/ingestion';
 import { rehearseWrites, writePipeline } from './services/write-path/pipeline';
 import { Publisher } from './services/write-path/publish';
+import { AccessTokens } from './services/access-tokens';
 import { DeprecationService } from './services/deprecation';
+import { JobRuns } from './services/job-runs';
 import { FormAssignmentService } from './services/form-assignment';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
@@ -249,6 +251,8 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const tokens = new TokenStore(graph);
   const revocations = new SharedRevocationChecks((jtis) => tokens.revokedAmong(jtis));
   const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), revocations, { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
+  const accessTokens = new AccessTokens(registry, searchAcross, reads, tokens, ingestion);
+  const jobRuns = new JobRuns(registry, searchAcross);
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -257,7 +261,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, lineage, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, lineage, jobRuns, accessTokens, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

@@ -1,5 +1,4 @@
 import type { RevocationCheck } from '../auth/revocation-check';
-import { dataPlatformInstance } from '../model/aspects';
 import { platformName, platformUrn, tryParseUrn } from '../model/urn';
 import { graphqlEntityType, modelEntityType, type AspectValues, type FacetFilter, type LineageResult, type LineageService } from '../services/lineage/lineage-service';
 import type { WalkAnswerContext } from './graphql-execution';
@@ -338,15 +337,8 @@ export function lineageResolvers(lineage: LineageService) {
       name: (e: EntityRef) => part(e.urn, 1),
       platform: (e: EntityRef) => platformOf(e.urn, lineage.urnNamespace),
     },
-    DataJob: {
-      ...entityFields,
-      jobId: (e: EntityRef) => part(e.urn, 1),
-      dataPlatformInstance: (e: EntityRef) => {
-        const stored = e.aspects?.get(dataPlatformInstance.name)?.platform;
-        const platform = typeof stored === 'string' ? { urn: stored, name: platformName(lineage.urnNamespace, stored) } : platformOf(e.urn, lineage.urnNamespace);
-        return platform ? { platform } : null;
-      },
-    },
+    // dataPlatformInstance: the search module's resolver (graphql-search.ts), which reads the aspect when no walk brought it.
+    DataJob: { ...entityFields, jobId: (e: EntityRef) => part(e.urn, 1) },
     DataFlow: { ...entityFields, flowId: (e: EntityRef) => part(e.urn, 1) },
     Chart: entityFields,
     Dashboard: entityFields,

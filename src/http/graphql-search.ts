@@ -478,6 +478,7 @@ const GRAPHQL_OBJECT: Record<string, string> = {
   dashboard: 'Dashboard',
   dataJob: 'DataJob',
   dataFlow: 'DataFlow',
+  dataProcessInstance: 'DataProcessInstance',
   schemaField: 'SchemaField',
   container: 'Container',
   corpuser: 'CorpUser',
@@ -771,7 +772,21 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
     },
     Chart: { ...shared, platform, properties: properties() },
     Dashboard: { ...shared, platform, properties: properties() },
-    DataJob: { ...shared, dataFlow: (e: EntityRef) => (part(e, 0) ? ref(part(e, 0)!) : null), properties: properties() },
+    DataJob: {
+      ...shared,
+      dataFlow: (e: EntityRef) => (part(e, 0) ? ref(part(e, 0)!) : null),
+      properties: properties(),
+      // The stored platform and instance; without the aspect, the platform is the flow's orchestrator.
+      dataPlatformInstance: (e: EntityRef, _: unknown, ctx: object) =>
+        handleMaybePromise(
+          () => aspect(e, dataPlatformInstance.name, ctx),
+          (v) => {
+            const orchestrator = tryParseUrn(part(e, 0) ?? '')?.parts[0];
+            const platform = str(v?.platform) ?? (orchestrator ? platformUrn(search.urnNamespace, orchestrator) : null);
+            return platform ? { platform: ref(platform), instance: str(v?.instance) } : null;
+          },
+        ),
+    },
     DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
     Container: {
       ...shared,

@@ -14,6 +14,7 @@ import type { LineageService } from '../services/lineage/lineage-service';
 import { answerText, QueryExecutor, type WalkAnswerContext } from './graphql-execution';
 import { WalkAnswers } from './graphql-walk-answers';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
+import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
 import { searchResolvers, searchTypeDefs, type SearchGraphqlDependencies } from './graphql-search';
 
 /** GraphQL answers here, at the root and (app.ts strips the prefix) under /gms. */
@@ -286,7 +287,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 }
 
 /** What the schema's resolvers call. */
-export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies {
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies {
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;
@@ -300,11 +301,11 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names)],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -324,6 +325,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
         },
       },
       searchResolvers(deps),
+      adminResolvers(deps),
     ],
   });
 }

@@ -3,6 +3,7 @@ import type { Registry } from '../model/registry';
 import type { AspectStore, StoredAspect } from '../stores/graph/aspect-store';
 import type { EdgeCursor, EdgeScrollStore } from '../stores/graph/edge-scroll-store';
 import type { RetrievalService } from './retrieval';
+import { DEFAULT_RUN_ID } from './write-path/prepare';
 import { validateKeepAlive, type AcrossEntitiesSearch, type SortCriterion } from './search/across-entities';
 import { parseFilter, type Filter } from './search/query-builder';
 
@@ -83,6 +84,26 @@ export class EntityReads {
     if (urns.length === 0) return new Map();
     const rows = await this.store.latestMany(urns, names);
     return new Map([...rows].map(([urn, row]) => [urn, row.aspects]));
+  }
+
+  /** Whether the urn is a stored entity (GraphQL's entity-by-urn queries answer null otherwise). */
+  async exists(urn: string): Promise<boolean> {
+    return (await this.store.existing([urn])).has(urn);
+  }
+
+  /**
+   * When the entity was last ingested, as DataHub's `lastIngested`: the latest `lastObserved` among its aspects written
+   * by an ingestion run (a run id other than the default); null when none was.
+   */
+  async lastIngested(urn: string): Promise<number | null> {
+    let last: number | null = null;
+    for (const a of await this.store.latest(urn, null)) {
+      const metadata = a.systemMetadata;
+      const observed = metadata?.lastObserved;
+      if (typeof observed !== 'number' || typeof metadata?.runId !== 'string' || metadata.runId === DEFAULT_RUN_ID) continue;
+      if (last === null || observed > last) last = observed;
+    }
+    return last;
   }
 
   /** rest.li `GET /entitiesV2?ids=List(...)`: found entities in `results`; the others in `errors` as 404s, as rest.li reports them. */

@@ -311,6 +311,9 @@ function placeAnnotation(
       }
       // A searchable map is indexed as key=value strings: the annotation stays on the map itself.
       if (kind === 'Searchable' && step === '*' && node.type === 'object' && node.additionalProperties !== undefined) break;
+      // `/*` on a single value (DataProcessInstanceRelationships.parentTemplate) annotates the value itself, as DataHub
+      // indexes it (its DataJobRunsResolver filters runs on parentTemplate).
+      if (step === '*' && node.type !== 'array' && node.type !== 'object') continue;
       node = stepInto(node, step);
     }
     if (!node) {

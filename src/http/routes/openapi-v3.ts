@@ -146,6 +146,48 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
       },
     },
     {
+      operationId: 'v2ScrollEntitiesOfType',
+      method: 'GET',
+      path: '/openapi/v2/entity/:entityName',
+      tag: 'Search',
+      summary: 'Scroll entities of one type with their aspects (OpenAPI v2: each result is {urn, aspects}; scrollId absent on the last page)',
+      scope: 'none',
+      pathParams: { entityName: 'Entity type, e.g. dataHubExecutionRequest' },
+      query: {
+        properties: {
+          aspectNames: list('Aspect names (repeated or List(a,b)); default all'),
+          count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
+          query: { type: 'string', default: '*', maxLength: 10000 },
+          scrollId: { type: 'string', maxLength: 10000 },
+          sort: { type: 'string', description: 'Sort field (default urn)' },
+          sortOrder: { type: 'string', enum: ['ASCENDING', 'DESCENDING'], default: 'ASCENDING' },
+          systemMetadata: { type: 'boolean', default: false },
+          skipCache: flag('Accepted; there is no search cache'),
+          includeSoftDelete: { type: 'boolean', default: false },
+          ...slicing,
+        },
+      },
+      example: { response: { results: [{ urn: SAMPLE, aspects: { status: { value: { removed: false } } } }] } },
+      handle: async ({ params, query }) => {
+        refuseSlicing(query);
+        const page = await reads.v3Scroll({
+          entityNames: [params.entityName],
+          aspects: (query.aspectNames as string[] | undefined) ?? [],
+          count: query.count as number,
+          query: query.query as string,
+          scrollId: query.scrollId as string | undefined,
+          sort: sortOf(query, null),
+          filter: [],
+          includeSoftDelete: query.includeSoftDelete === true,
+          systemMetadata: query.systemMetadata === true,
+          pitKeepAlive: query.pitKeepAlive as string,
+        });
+        // The official client reads pages while the answer has a scrollId key: a null one would restart the scroll.
+        const results = page.entities.map(({ urn, ...aspects }) => ({ urn, aspects }));
+        return page.scrollId ? { scrollId: page.scrollId, results } : { results };
+      },
+    },
+    {
       operationId: 'v3GetEntity',
       method: 'GET',
       path: '/openapi/v3/entity/:entityName/:urn',
