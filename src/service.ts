@@ -62,6 +62,7 @@ import { Publisher } from './services/write-path/publish';
 import { AccessTokens } from './services/access-tokens';
 import { DeprecationService } from './services/deprecation';
 import { JobRuns } from './services/job-runs';
+import { TagLabels } from './services/tag-labels';
 import { FormAssignmentService } from './services/form-assignment';
 import { TokenStore } from './stores/graph/token-store';
 import { RetrievalService } from './services/retrieval';
@@ -224,6 +225,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
   const forms = new FormAssignmentService(registry, aspectStore, ingestion);
+  const tags = new TagLabels(registry, aspectStore, ingestion);
   const lineageStore = new LineageStore(graph, registry.lineageRelationships(), registry.urnNamespace, readCoherence);
   await lineageStore.prepare();
   lineageStore
@@ -261,7 +263,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, lineage, jobRuns, accessTokens, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, search: searchAcross, reads, registry, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

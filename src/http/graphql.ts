@@ -10,11 +10,13 @@ import type { RevocationCheck } from '../auth/revocation-check';
 import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
 import type { FormAssignmentService } from '../services/form-assignment';
+import type { TagLabels } from '../services/tag-labels';
 import type { LineageService } from '../services/lineage/lineage-service';
 import { answerText, QueryExecutor, type WalkAnswerContext } from './graphql-execution';
 import { WalkAnswers } from './graphql-walk-answers';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
+import { labelResolvers, labelTypeDefs } from './graphql-labels';
 import { searchResolvers, searchTypeDefs, type SearchGraphqlDependencies } from './graphql-search';
 
 /** GraphQL answers here, at the root and (app.ts strips the prefix) under /gms. */
@@ -291,6 +293,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;
+  tags: TagLabels;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -301,11 +304,11 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -326,6 +329,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       },
       searchResolvers(deps),
       adminResolvers(deps),
+      labelResolvers(deps),
     ],
   });
 }

@@ -1,0 +1,66 @@
+import type { GraphqlContext } from './graphql';
+import type { ResourceRef } from '../services/deprecation';
+import type { TagLabels } from '../services/tag-labels';
+
+/** DataHub's tag mutations (the graph client's create_tag / remove_tag, and the UI's), over TagLabels. */
+export const labelTypeDefs = /* GraphQL */ `
+  extend type Mutation {
+    "Creates a tag (id: a new UUID when none is given) with its creator as owner; returns its urn. An existing id is refused."
+    createTag(input: CreateTagInput!): String
+    "Adds an existing tag to an entity, or to a dataset field (subResourceType DATASET_FIELD, subResource its path)."
+    addTag(input: TagAssociationInput!): Boolean
+    addTags(input: AddTagsInput!): Boolean
+    "Removes a tag from an entity or a dataset field."
+    removeTag(input: TagAssociationInput!): Boolean
+    batchAddTags(input: BatchAddTagsInput!): Boolean
+    batchRemoveTags(input: BatchRemoveTagsInput!): Boolean
+  }
+
+  input CreateTagInput {
+    id: String
+    name: String!
+    description: String
+  }
+
+  input TagAssociationInput {
+    tagUrn: String!
+    resourceUrn: String!
+    subResourceType: SubResourceType
+    subResource: String
+  }
+
+  input AddTagsInput {
+    tagUrns: [String!]!
+    resourceUrn: String!
+    subResourceType: SubResourceType
+    subResource: String
+  }
+
+  input BatchAddTagsInput {
+    tagUrns: [String!]!
+    resources: [ResourceRefInput!]!
+  }
+
+  input BatchRemoveTagsInput {
+    tagUrns: [String!]!
+    resources: [ResourceRefInput!]!
+  }
+`;
+
+type Single = ResourceRef & { tagUrn: string };
+type Several = ResourceRef & { tagUrns: string[] };
+type Batch = { tagUrns: string[]; resources: ResourceRef[] };
+
+export function labelResolvers({ tags }: { tags: TagLabels }) {
+  const ref = ({ resourceUrn, subResourceType, subResource }: ResourceRef): ResourceRef => ({ resourceUrn, subResourceType, subResource });
+  return {
+    Mutation: {
+      createTag: (_: unknown, { input }: { input: { id?: string | null; name: string; description?: string | null } }, ctx: GraphqlContext) => tags.createTag(input, ctx.principal),
+      addTag: (_: unknown, { input }: { input: Single }, ctx: GraphqlContext) => tags.addTags([input.tagUrn], [ref(input)], ctx.principal),
+      addTags: (_: unknown, { input }: { input: Several }, ctx: GraphqlContext) => tags.addTags(input.tagUrns, [ref(input)], ctx.principal),
+      removeTag: (_: unknown, { input }: { input: Single }, ctx: GraphqlContext) => tags.removeTags([input.tagUrn], [ref(input)], ctx.principal),
+      batchAddTags: (_: unknown, { input }: { input: Batch }, ctx: GraphqlContext) => tags.addTags(input.tagUrns, input.resources, ctx.principal),
+      batchRemoveTags: (_: unknown, { input }: { input: Batch }, ctx: GraphqlContext) => tags.removeTags(input.tagUrns, input.resources, ctx.principal),
+    },
+  };
+}

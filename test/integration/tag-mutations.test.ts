@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { datahubClient, CLIENT_SETUP_TIMEOUT_MS, runProcess, type DatahubClient } from '../support/datahub-client';
+import { proposal } from '../support/samples';
+import { mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+
+/**
+ * DataHub's tag mutations: the graph client's create_tag / remove_tag (GraphQL createTag and removeTag, which were
+ * missing: both raised), and addTag(s) / batchAddTags / batchRemoveTags on entities and dataset fields.
+ */
+describe('tag mutations', () => {
+  let svc: TestService;
+  let client: DatahubClient;
+  let token: string;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    client = await datahubClient(svc.url);
+    token = (await mintToken({ scopes: ['read', 'write'] })).token;
+  }, CLIENT_SETUP_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await svc?.close();
+  });
+
+  const graphql = async (query: string, variables: Record<string, unknown> = {}) =>
+    (await svc.call('POST', '/api/graphql', { query, variables }, { authorization: `Bearer ${token}` })).body;
+  const aspectOf = async (urn: string, aspect: string) => {
+    const res = await svc.call('GET', `/aspects/${encodeURIComponent(urn)}?aspect=${aspect}&version=0`);
+    return res.status === 200 ? (Object.values(res.body.aspect)[0] as Record<string, any>) : null;
+  };
+  const write = async (urn: string, aspect: string, value: unknown) => expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, aspect, value))).status).toBe(200);
+
+  it('the graph client creates a tag (its creator as owner) and removes it from a dataset, keeping the other tags', async () => {
+    const id = uniqueId('tags').replace(/[^a-zA-Z0-9_]/g, '_');
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id},PROD)`;
+    await write(dataset, 'datasetProperties', { name: id, customProperties: {} });
+    const run = await runProcess(join(client.venv, 'bin', 'python'), [join(__dirname, '..', 'python', 'tags_check.py'), svc.url, token, `pii_${id}`, dataset], client.env(), { cwd: client.home });
+    expect(run.stderr).not.toMatch(/Traceback/);
+    const out = JSON.parse(run.stdout.trim().split('\n').pop()!);
+    expect(out).toEqual({ tag: `urn:li:tag:pii_${id}`, removed: true, after: ['urn:li:tag:kept'] });
+    expect(await aspectOf(out.tag, 'tagProperties')).toEqual({ name: `pii_${id}` });
+    expect((await aspectOf(out.tag, 'ownership'))?.owners).toEqual([{ owner: 'urn:li:corpuser:test-bot', type: 'TECHNICAL_OWNER', typeUrn: 'urn:li:ownershipType:__system__technical_owner' }]);
+    // The same id again is refused, and changes nothing.
+    const again = await graphql('mutation($i: CreateTagInput!) { createTag(input: $i) }', { i: { id: `pii_${id}`, name: 'other' } });
+    expect(again.errors?.[0]?.message).toMatch(/already exists/);
+    expect(await aspectOf(out.tag, 'tagProperties')).toEqual({ name: `pii_${id}` });
+  });
+
+  it('adds and removes tags on entities and dataset fields, checking every resource, tag and field first', async () => {
+    const id = uniqueId('tagged').replace(/[^a-zA-Z0-9_]/g, '_');
+    const [a, b] = ['a', 'b'].map((n) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_${n},PROD)`);
+    const field = { fieldPath: 'email', nativeDataType: 'string', type: { type: { 'com.linkedin.schema.StringType': {} } } };
+    for (const urn of [a, b]) {
+      await write(urn, 'schemaMetadata', { schemaName: id, platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } }, fields: [field] });
+    }
+    const created = await graphql('mutation { t1: createTag(input: {id: "' + id + '_t1", name: "t1"}) t2: createTag(input: {id: "' + id + '_t2", name: "t2"}) }');
+    const [t1, t2] = [created.data.t1, created.data.t2];
+    expect([t1, t2]).toEqual([`urn:li:tag:${id}_t1`, `urn:li:tag:${id}_t2`]);
+
+    expect(await graphql(`mutation { addTags(input: {tagUrns: ["${t1}", "${t2}"], resourceUrn: "${a}"}) }`)).toEqual({ data: { addTags: true }, extensions: {} });
+    expect(await graphql(`mutation { addTag(input: {tagUrn: "${t1}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)).toEqual({ data: { addTag: true }, extensions: {} });
+    expect((await aspectOf(a, 'globalTags'))?.tags).toEqual([{ tag: t1 }, { tag: t2 }]);
+    expect((await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo).toEqual([{ fieldPath: 'email', globalTags: { tags: [{ tag: t1 }] } }]);
+
+    // A missing tag, entity or field refuses the whole batch before any write.
+    for (const [input, error] of [
+      [`{tagUrns: ["urn:li:tag:${id}_missing"], resources: [{resourceUrn: "${b}"}]}`, /does not exist/],
+      [`{tagUrns: ["${t1}"], resources: [{resourceUrn: "${b}"}, {resourceUrn: "urn:li:dataset:(urn:li:dataPlatform:hive,${id}_none,PROD)"}]}`, /Entity does not exist/],
+      [`{tagUrns: ["${t1}"], resources: [{resourceUrn: "${b}"}, {resourceUrn: "${b}", subResourceType: DATASET_FIELD, subResource: "phone"}]}`, /Field phone does not exist/],
+    ] as const) {
+      const refused = await graphql(`mutation { batchAddTags(input: ${input}) }`);
+      expect(refused.errors?.[0]?.message).toMatch(error);
+    }
+    expect(await aspectOf(b, 'globalTags')).toBeNull();
+
+    expect((await graphql(`mutation { batchAddTags(input: {tagUrns: ["${t2}"], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchAddTags: true });
+    expect((await aspectOf(b, 'globalTags'))?.tags).toEqual([{ tag: t2 }]);
+    expect((await graphql(`mutation { batchRemoveTags(input: {tagUrns: ["${t2}"], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchRemoveTags: true });
+    expect((await aspectOf(a, 'globalTags'))?.tags).toEqual([{ tag: t1 }]);
+    expect((await aspectOf(b, 'globalTags'))?.tags).toEqual([]);
+    expect((await graphql(`mutation { removeTag(input: {tagUrn: "${t1}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)).data).toEqual({ removeTag: true });
+    expect((await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo).toEqual([{ fieldPath: 'email', globalTags: { tags: [] } }]);
+  });
+});
