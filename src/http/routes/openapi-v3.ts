@@ -34,6 +34,18 @@ const slicing: Record<string, Schema> = {
   pitKeepAlive: { type: 'string', default: '5m', description: 'Checked; scroll ids hold no engine context and never expire' },
 };
 
+/** Query parameters every entity scroll takes (the page, its order, what each entity carries). */
+const scrollPage: Record<string, Schema> = {
+  count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
+  query: { type: 'string', default: '*', maxLength: 10000 },
+  scrollId: { type: 'string', maxLength: 10000 },
+  sortOrder: { type: 'string', enum: ['ASCENDING', 'DESCENDING'], default: 'ASCENDING' },
+  systemMetadata: { type: 'boolean', default: false },
+  skipCache: flag('Accepted; there is no search cache'),
+  includeSoftDelete: { type: 'boolean', default: false },
+  ...slicing,
+};
+
 function sortOf(query: Record<string, unknown>, criteria: unknown): SortCriterion[] {
   if (Array.isArray(criteria) && criteria.length > 0) return (criteria as SortCriterion[]).map((c) => ({ field: c.field, order: c.order ?? 'ASCENDING' }));
   const fields = (query.sortCriteria as string[] | undefined) ?? (query.sort ? [query.sort as string] : ['urn']);
@@ -66,17 +78,10 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
       scope: 'none',
       query: {
         properties: {
-          count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
-          query: { type: 'string', default: '*', maxLength: 10000 },
-          scrollId: { type: 'string', maxLength: 10000 },
           sort: { type: 'string', description: 'Sort field (default urn)' },
-          sortOrder: { type: 'string', enum: ['ASCENDING', 'DESCENDING'], default: 'ASCENDING' },
-          systemMetadata: { type: 'boolean', default: false },
-          skipCache: flag('Accepted; there is no search cache'),
           skipAggregation: flag('Accepted; no aggregations are computed'),
-          includeSoftDelete: { type: 'boolean', default: false },
           scrollIdPerEntity: flag('Not supported when true'),
-          ...slicing,
+          ...scrollPage,
         },
       },
       body: {
@@ -116,15 +121,8 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
       query: {
         properties: {
           aspects: list('Aspect names (repeated or List(a,b)); default all'),
-          count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
-          query: { type: 'string', default: '*', maxLength: 10000 },
-          scrollId: { type: 'string', maxLength: 10000 },
           sortCriteria: list('Sort fields (default urn)'),
-          sortOrder: { type: 'string', enum: ['ASCENDING', 'DESCENDING'], default: 'ASCENDING' },
-          systemMetadata: { type: 'boolean', default: false },
-          skipCache: flag('Accepted; there is no search cache'),
-          includeSoftDelete: { type: 'boolean', default: false },
-          ...slicing,
+          ...scrollPage,
         },
       },
       example: { response: { scrollId: null, entities: [SAMPLE_ENTITY], totalCount: 1 } },
@@ -156,15 +154,8 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
       query: {
         properties: {
           aspectNames: list('Aspect names (repeated or List(a,b)); default all'),
-          count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
-          query: { type: 'string', default: '*', maxLength: 10000 },
-          scrollId: { type: 'string', maxLength: 10000 },
           sort: { type: 'string', description: 'Sort field (default urn)' },
-          sortOrder: { type: 'string', enum: ['ASCENDING', 'DESCENDING'], default: 'ASCENDING' },
-          systemMetadata: { type: 'boolean', default: false },
-          skipCache: flag('Accepted; there is no search cache'),
-          includeSoftDelete: { type: 'boolean', default: false },
-          ...slicing,
+          ...scrollPage,
         },
       },
       example: { response: { results: [{ urn: SAMPLE, aspects: { status: { value: { removed: false } } } }] } },
