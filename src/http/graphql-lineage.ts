@@ -166,7 +166,7 @@ export const lineageTypeDefs = /* GraphQL */ `
     properties: EntityProperties
   }
 
-  type SchemaField implements Entity {
+  type SchemaFieldEntity implements Entity {
     urn: String!
     type: EntityType!
     fieldPath: String
@@ -242,7 +242,7 @@ interface EntityRef {
   aspectsRead?: ReadonlySet<string>;
 }
 
-const GRAPHQL_TYPE: Record<string, string> = { dataset: 'Dataset', dataJob: 'DataJob', dataFlow: 'DataFlow', chart: 'Chart', dashboard: 'Dashboard', schemaField: 'SchemaField' };
+const GRAPHQL_TYPE: Record<string, string> = { dataset: 'Dataset', dataJob: 'DataJob', dataFlow: 'DataFlow', chart: 'Chart', dashboard: 'Dashboard', schemaField: 'SchemaFieldEntity' };
 
 function part(urn: string, i: number): string | null {
   return tryParseUrn(urn)?.parts[i] ?? null;
@@ -342,7 +342,7 @@ export function lineageResolvers(lineage: LineageService) {
     DataFlow: { ...entityFields, flowId: (e: EntityRef) => part(e.urn, 1) },
     Chart: entityFields,
     Dashboard: entityFields,
-    SchemaField: {
+    SchemaFieldEntity: {
       ...entityFields,
       fieldPath: (e: EntityRef) => part(e.urn, 1),
       parent: (e: EntityRef) => {

@@ -1,5 +1,4 @@
 import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
-import DataLoader from 'dataloader';
 import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
 import { container, dataPlatformInstance, domains, globalTags, glossaryTerms, ownership, subTypes } from '../model/aspects';
 import { InvalidInputError } from '../model/errors';
@@ -11,6 +10,7 @@ import type { AspectValues } from '../services/lineage/lineage-service';
 import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
 import { parseFilter, type Filter } from '../services/search/query-builder';
 import { lineageTypeDefs } from './graphql-lineage';
+import { perRequestLoader } from './graphql-request-loader';
 
 /**
  * DataHub's search GraphQL (searchAcrossEntities, scrollAcrossEntities, aggregateAcrossEntities) with its input and
@@ -479,7 +479,7 @@ const GRAPHQL_OBJECT: Record<string, string> = {
   dataJob: 'DataJob',
   dataFlow: 'DataFlow',
   dataProcessInstance: 'DataProcessInstance',
-  schemaField: 'SchemaField',
+  schemaField: 'SchemaFieldEntity',
   container: 'Container',
   corpuser: 'CorpUser',
   corpGroup: 'CorpGroup',
@@ -617,19 +617,11 @@ function fieldAspects(registry: Registry): string[] {
 export function searchResolvers({ search, reads, registry }: SearchGraphqlDependencies) {
   const names = search.names;
   const read = fieldAspects(registry);
-  // One loader per request (its context object): every entity resolved in that request shares one aspect read per tick.
-  const loaders = new WeakMap<object, DataLoader<string, Map<string, Aspect>>>();
-  const loaderFor = (ctx: object) => {
-    let loader = loaders.get(ctx);
-    if (!loader) {
-      loader = new DataLoader(async (urns: readonly string[]) => {
-        const found = await reads.aspectsOfMany([...urns], read);
-        return urns.map((u) => found.get(u) ?? new Map<string, Aspect>());
-      });
-      loaders.set(ctx, loader);
-    }
-    return loader;
-  };
+  // Every entity resolved in one request shares one aspect read per tick.
+  const loaderFor = perRequestLoader(async (urns: readonly string[]) => {
+    const found = await reads.aspectsOfMany([...urns], read);
+    return urns.map((u) => found.get(u) ?? new Map<string, Aspect>());
+  });
   /**
    * An aspect of the entity: at once when a lineage walk brought it (or read that the entity has none), else from the
    * request's batched read. Resolvers that answer at once spare graphql-js a promise per field: a lineage page of 100
@@ -763,7 +755,7 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
     OtherEntity: { type },
     MatchedField: { entity: (f: { value: string }) => (f.value.startsWith('urn:') && tryParseUrn(f.value) ? ref(f.value) : null) },
     FacetMetadata: { entity: () => null },
-    SchemaField: { type },
+    SchemaFieldEntity: { type },
     Dataset: {
       ...shared,
       origin: (e: EntityRef) => part(e, 2),

@@ -86,6 +86,11 @@ export class EntityReads {
     return new Map([...rows].map(([urn, row]) => [urn, row.aspects]));
   }
 
+  /** One version of an aspect (0: latest, n > 0: history version n); null when it does not exist. */
+  async aspectVersion(urn: string, name: string, version: number): Promise<{ value: Record<string, unknown> } | null> {
+    return this.store.version(urn, name, version);
+  }
+
   /** Whether the urn is a stored entity (GraphQL's entity-by-urn queries answer null otherwise). */
   async exists(urn: string): Promise<boolean> {
     return (await this.store.existing([urn])).has(urn);

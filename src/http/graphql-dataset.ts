@@ -1,0 +1,192 @@
+import { editableDatasetProperties, editableSchemaMetadata, schemaMetadata } from '../model/aspects';
+import type { EntityReads } from '../services/entity-reads';
+import { perRequestLoader } from './graphql-request-loader';
+
+/**
+ * A dataset's schema and editable documentation as DataHub's GraphQL gives them: `schemaMetadata(version)` (what the
+ * client's bulk schema fetch for SQL lineage selects), `editableProperties` and `editableSchemaMetadata`.
+ */
+export const datasetTypeDefs = /* GraphQL */ `
+  extend type Dataset {
+    "The schema: version 0 (the default) is the latest, n > 0 history version n; null when the dataset has none."
+    schemaMetadata(version: Long): SchemaMetadata
+    "Documentation edited in the UI, over the ingested properties."
+    editableProperties: DatasetEditableProperties
+    "Field documentation, tags and terms edited in the UI."
+    editableSchemaMetadata: EditableSchemaMetadata
+  }
+
+  enum SchemaFieldDataType {
+    BOOLEAN
+    FIXED
+    STRING
+    BYTES
+    NUMBER
+    DATE
+    TIME
+    ENUM
+    NULL
+    MAP
+    ARRAY
+    UNION
+    STRUCT
+  }
+
+  type SchemaMetadata {
+    "The version read (0: latest)."
+    aspectVersion: Long
+    datasetUrn: String
+    name: String!
+    platformUrn: String!
+    "The schema's own version number."
+    version: Long!
+    cluster: String
+    hash: String!
+    fields: [SchemaField!]!
+    primaryKeys: [String!]
+  }
+
+  type SchemaField {
+    fieldPath: String!
+    jsonPath: String
+    label: String
+    nullable: Boolean!
+    description: String
+    type: SchemaFieldDataType!
+    nativeDataType: String
+    recursive: Boolean!
+    isPartOfKey: Boolean
+    isPartitioningKey: Boolean
+    jsonProps: String
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+  }
+
+  type DatasetEditableProperties {
+    name: String
+    description: String
+  }
+
+  type EditableSchemaMetadata {
+    editableSchemaFieldInfo: [EditableSchemaFieldInfo!]!
+  }
+
+  type EditableSchemaFieldInfo {
+    fieldPath: String!
+    description: String
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+  }
+`;
+
+type Aspect = Record<string, unknown>;
+
+interface DatasetRef {
+  urn: string;
+}
+
+/** The union member names of SchemaFieldDataType (com.linkedin.schema.*Type) and their GraphQL enum values. */
+const FIELD_TYPES: Record<string, string> = {
+  BooleanType: 'BOOLEAN',
+  FixedType: 'FIXED',
+  StringType: 'STRING',
+  BytesType: 'BYTES',
+  NumberType: 'NUMBER',
+  DateType: 'DATE',
+  TimeType: 'TIME',
+  EnumType: 'ENUM',
+  NullType: 'NULL',
+  MapType: 'MAP',
+  ArrayType: 'ARRAY',
+  UnionType: 'UNION',
+  RecordType: 'STRUCT',
+};
+
+/** A stored field's data type: the member of its `type.type` union (a fully qualified name, as the client writes it). */
+export function schemaFieldDataType(field: Aspect): string {
+  const union = (field.type as { type?: Record<string, unknown> } | undefined)?.type;
+  const member = union && typeof union === 'object' ? Object.keys(union)[0] : undefined;
+  return (member && FIELD_TYPES[member.slice(member.lastIndexOf('.') + 1)]) ?? 'NULL';
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+const tagsOf = (value: unknown, urn: string) =>
+  value && typeof value === 'object'
+    ? { tags: (((value as Aspect).tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: { urn: String(t.tag), type: 'tag' }, associatedUrn: urn, context: str(t.context) })) }
+    : null;
+
+const termsOf = (value: unknown, urn: string) =>
+  value && typeof value === 'object'
+    ? { terms: (((value as Aspect).terms as Aspect[] | undefined) ?? []).map((t) => ({ term: { urn: String(t.urn), type: 'glossaryTerm' }, associatedUrn: urn, context: str(t.context) })) }
+    : null;
+
+function schemaOf(value: Aspect, urn: string, aspectVersion: number) {
+  return {
+    aspectVersion,
+    datasetUrn: urn,
+    name: str(value.schemaName) ?? '',
+    platformUrn: str(value.platform) ?? '',
+    version: typeof value.version === 'number' ? value.version : 0,
+    cluster: str(value.cluster),
+    hash: str(value.hash) ?? '',
+    primaryKeys: Array.isArray(value.primaryKeys) ? value.primaryKeys : null,
+    fields: ((value.fields as Aspect[] | undefined) ?? []).map((f) => ({
+      fieldPath: String(f.fieldPath),
+      jsonPath: str(f.jsonPath),
+      label: str(f.label),
+      nullable: f.nullable === true,
+      description: str(f.description),
+      type: schemaFieldDataType(f),
+      nativeDataType: str(f.nativeDataType),
+      recursive: f.recursive === true,
+      isPartOfKey: typeof f.isPartOfKey === 'boolean' ? f.isPartOfKey : null,
+      isPartitioningKey: typeof f.isPartitioningKey === 'boolean' ? f.isPartitioningKey : null,
+      jsonProps: str(f.jsonProps),
+      tags: tagsOf(f.globalTags, urn),
+      glossaryTerms: termsOf(f.glossaryTerms, urn),
+    })),
+  };
+}
+
+export interface DatasetGraphqlDependencies {
+  reads: EntityReads;
+}
+
+export function datasetResolvers({ reads }: DatasetGraphqlDependencies) {
+  // Latest values of these aspects, read only when a query selects them (a schema is large): one read per request tick.
+  const latest = perRequestLoader(
+    async (keys: readonly { urn: string; name: string }[]) => {
+      const found = await reads.aspectsOfMany([...new Set(keys.map((k) => k.urn))], [...new Set(keys.map((k) => k.name))]);
+      return keys.map((k) => found.get(k.urn)?.get(k.name) ?? null);
+    },
+    { cacheKeyFn: (k) => `${k.name} ${k.urn}` },
+  );
+  const latestOf = (e: DatasetRef, name: string, ctx: object) => latest(ctx).load({ urn: e.urn, name });
+
+  return {
+    Dataset: {
+      schemaMetadata: async (e: DatasetRef, args: { version?: number | null }, ctx: object) => {
+        const version = args.version ?? 0;
+        const value = version === 0 ? await latestOf(e, schemaMetadata.name, ctx) : (await reads.aspectVersion(e.urn, schemaMetadata.name, version))?.value;
+        return value ? schemaOf(value, e.urn, version) : null;
+      },
+      editableProperties: async (e: DatasetRef, _: unknown, ctx: object) => {
+        const value = await latestOf(e, editableDatasetProperties.name, ctx);
+        return value ? { name: str(value.name), description: str(value.description) } : null;
+      },
+      editableSchemaMetadata: async (e: DatasetRef, _: unknown, ctx: object) => {
+        const value = await latestOf(e, editableSchemaMetadata.name, ctx);
+        if (!value) return null;
+        return {
+          editableSchemaFieldInfo: ((value.editableSchemaFieldInfo as Aspect[] | undefined) ?? []).map((f) => ({
+            fieldPath: String(f.fieldPath),
+            description: str(f.description),
+            tags: tagsOf(f.globalTags, e.urn),
+            glossaryTerms: termsOf(f.glossaryTerms, e.urn),
+          })),
+        };
+      },
+    },
+  };
+}

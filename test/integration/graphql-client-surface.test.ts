@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import { datahubClient, CLIENT_SETUP_TIMEOUT_MS, runProcess, type DatahubClient } from '../support/datahub-client';
+import { proposal } from '../support/samples';
+import { mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+
+/**
+ * GraphQL the official client sends beyond search and lineage: the SQL parser's bulk schema load (Dataset.schemaMetadata,
+ * which the SQL parsing aggregator of Snowflake, BigQuery, sql-queries and other sources calls), a dataset's editable
+ * documentation, and what the CLI's `datahub search diagnose`, `datahub graphql` and `datahub ingest deploy` /
+ * `list-source-runs` ask.
+ */
+describe('GraphQL the official client sends', () => {
+  let svc: TestService;
+  let client: DatahubClient;
+  let token: string;
+
+  beforeAll(async () => {
+    svc = await startTestService();
+    client = await datahubClient(svc.url);
+    token = (await mintToken({ scopes: ['admin'] })).token;
+  }, CLIENT_SETUP_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await svc?.close();
+  });
+
+  const graphql = async (query: string, variables: Record<string, unknown> = {}) =>
+    (await svc.call('POST', '/api/graphql', { query, variables }, { authorization: `Bearer ${token}` })).body;
+  const write = async (urn: string, aspect: string, value: unknown) => expect((await svc.call('POST', '/aspects?action=ingestProposal', proposal(urn, aspect, value))).status).toBe(200);
+  const schema = (name: string, fields: [string, string, string][]) => ({
+    schemaName: name,
+    platform: 'urn:li:dataPlatform:x',
+    version: 0,
+    hash: '',
+    platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } },
+    fields: fields.map(([fieldPath, nativeDataType, type]) => ({ fieldPath, nativeDataType, type: { type: { [`com.linkedin.schema.${type}`]: {} } }, nullable: false, recursive: false })),
+  });
+
+  it("loads a platform's schemas for SQL lineage through the client's bulk fetch, and resolves a SELECT * against them", async () => {
+    // The platform names the SQL dialect: a real one, with a database of this test's own.
+    const db = uniqueId('db').replace(/[^a-zA-Z0-9]/g, '');
+    const urn = (name: string, platform = 'postgres') => `urn:li:dataset:(urn:li:dataPlatform:${platform},${db}.${name},PROD)`;
+    await write(urn('sales.orders'), 'schemaMetadata', schema('orders', [['id', 'INT', 'NumberType'], ['amount', 'FLOAT', 'NumberType']]));
+    await write(urn('sales.customers'), 'schemaMetadata', schema('customers', [['id', 'INT', 'NumberType'], ['email', 'VARCHAR', 'StringType']]));
+    await write(urn('hr.people'), 'schemaMetadata', schema('people', [['name', 'VARCHAR', 'StringType']]));
+    // Neither a soft-deleted dataset nor another platform's is loaded.
+    await write(urn('sales.gone'), 'schemaMetadata', schema('gone', [['x', 'INT', 'NumberType']]));
+    await write(urn('sales.gone'), 'status', { removed: true });
+    await write(urn('sales.orders', 'mysql'), 'schemaMetadata', schema('orders', [['other', 'INT', 'NumberType']]));
+    await svc.indexer.waitUntilIndexed();
+
+    const check = async (prefix: string) => {
+      const script = join(__dirname, '..', 'python', 'schema_resolver_check.py');
+      const sql = `insert into ${db}.sales.summary select * from ${db}.sales.orders`;
+      const result = await runProcess(join(client.venv, 'bin', 'python'), [script, svc.url, token, 'postgres', prefix, sql], client.env(), { cwd: client.home });
+      expect(result.stderr).not.toMatch(/Traceback|Failed to bulk-load/);
+      return JSON.parse(result.stdout.trim().split('\n').pop()!);
+    };
+    expect(await check(`${db}.`)).toEqual({
+      loaded: { [urn('hr.people')]: ['name'], [urn('sales.customers')]: ['email', 'id'], [urn('sales.orders')]: ['amount', 'id'] },
+      error: null,
+      columns: [
+        ['amount', [`${urn('sales.orders')}.amount`]],
+        ['id', [`${urn('sales.orders')}.id`]],
+      ],
+    });
+    // Narrowed to names starting with a prefix, as the aggregator does for one database.
+    expect(Object.keys((await check(`${db}.sales.`)).loaded)).toEqual([urn('sales.customers'), urn('sales.orders')]);
+  });
+
+  it("answers a dataset's schema (latest or a version), its editable properties and its edited fields", async () => {
+    const id = uniqueId('schema').replace(/[^a-zA-Z0-9_]/g, '_');
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id},PROD)`;
+    await write(dataset, 'schemaMetadata', schema(id, [['id', 'BIGINT', 'NumberType']]));
+    await write(dataset, 'schemaMetadata', schema(id, [['id', 'BIGINT', 'NumberType'], ['tags', 'ARRAY<STRING>', 'ArrayType'], ['address', 'STRUCT', 'RecordType']]));
+    await write(dataset, 'editableDatasetProperties', { description: 'edited in the UI', created: { time: 0, actor: 'urn:li:corpuser:a' }, lastModified: { time: 0, actor: 'urn:li:corpuser:a' } });
+    await write(dataset, 'editableSchemaMetadata', {
+      created: { time: 0, actor: 'urn:li:corpuser:a' },
+      lastModified: { time: 0, actor: 'urn:li:corpuser:a' },
+      editableSchemaFieldInfo: [{ fieldPath: 'id', description: 'the key', globalTags: { tags: [{ tag: 'urn:li:tag:pk' }] } }],
+    });
+    const answer = await graphql(`{ dataset(urn: "${dataset}") {
+      latest: schemaMetadata { aspectVersion name platformUrn fields { fieldPath nativeDataType type nullable recursive } }
+      first: schemaMetadata(version: 1) { aspectVersion fields { fieldPath type } }
+      none: schemaMetadata(version: 5) { name }
+      editableProperties { description }
+      editableSchemaMetadata { editableSchemaFieldInfo { fieldPath description tags { tags { tag { urn name } } } } } } }`);
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.dataset).toEqual({
+      latest: {
+        aspectVersion: 0,
+        name: id,
+        platformUrn: 'urn:li:dataPlatform:x',
+        fields: [
+          { fieldPath: 'id', nativeDataType: 'BIGINT', type: 'NUMBER', nullable: false, recursive: false },
+          { fieldPath: 'tags', nativeDataType: 'ARRAY<STRING>', type: 'ARRAY', nullable: false, recursive: false },
+          { fieldPath: 'address', nativeDataType: 'STRUCT', type: 'STRUCT', nullable: false, recursive: false },
+        ],
+      },
+      first: { aspectVersion: 1, fields: [{ fieldPath: 'id', type: 'NUMBER' }] },
+      none: null,
+      editableProperties: { description: 'edited in the UI' },
+      editableSchemaMetadata: { editableSchemaFieldInfo: [{ fieldPath: 'id', description: 'the key', tags: { tags: [{ tag: { urn: 'urn:li:tag:pk', name: 'pk' } }] } }] },
+    });
+  });
+});
