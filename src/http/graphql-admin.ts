@@ -12,10 +12,6 @@ import type { JobRuns } from '../services/job-runs';
  */
 export const adminTypeDefs = /* GraphQL */ `
   extend type Query {
-    "A data job by urn; null when no such entity is stored."
-    dataJob(urn: String!): DataJob
-    "A data flow by urn; null when no such entity is stored."
-    dataFlow(urn: String!): DataFlow
     "Access tokens recorded as dataHubAccessToken entities, newest first (admin scope)."
     listAccessTokens(input: ListAccessTokenInput!): ListAccessTokenResult!
   }
@@ -105,10 +101,6 @@ interface EntityRef {
 const DEFAULT_RUNS_COUNT = 20;
 
 export function adminResolvers({ reads, jobRuns, accessTokens }: AdminGraphqlDependencies) {
-  const entityOfType = (entityType: string) => async (_: unknown, args: { urn: string }) => {
-    const urn = tryParseUrn(args.urn);
-    return urn?.entityType === entityType && (await reads.exists(urn.raw)) ? { urn: urn.raw, type: entityType } : null;
-  };
   const runs = async (e: EntityRef, args: { start?: number | null; count?: number | null }) => {
     const page = await jobRuns.of(e.urn, args.start ?? 0, args.count ?? DEFAULT_RUNS_COUNT);
     const properties = await reads.aspectsOfMany(page.urns, [dataProcessInstanceProperties.name]);
@@ -123,8 +115,6 @@ export function adminResolvers({ reads, jobRuns, accessTokens }: AdminGraphqlDep
   const runProperties = (e: EntityRef) => e.aspects?.get(dataProcessInstanceProperties.name);
   return {
     Query: {
-      dataJob: entityOfType('dataJob'),
-      dataFlow: entityOfType('dataFlow'),
       listAccessTokens: (_: unknown, { input }: { input: { start?: number | null; count?: number | null; filters?: Parameters<typeof graphqlFilter>[1] } }, ctx: GraphqlContext) =>
         accessTokens.list({ start: input.start ?? 0, count: input.count ?? 20, filter: graphqlFilter(null, input.filters) }, ctx.principal),
     },

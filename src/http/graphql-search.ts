@@ -472,7 +472,8 @@ interface EntityRef {
 
 type Aspect = Record<string, unknown>;
 
-const GRAPHQL_OBJECT: Record<string, string> = {
+/** The GraphQL object of each entity type that has one (the others are OtherEntity). */
+export const GRAPHQL_OBJECT: Record<string, string> = {
   dataset: 'Dataset',
   chart: 'Chart',
   dashboard: 'Dashboard',

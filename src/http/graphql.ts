@@ -17,6 +17,7 @@ import { WalkAnswers } from './graphql-walk-answers';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
 import { datasetResolvers, datasetTypeDefs } from './graphql-dataset';
+import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
 import { labelResolvers, labelTypeDefs } from './graphql-labels';
 import { searchResolvers, searchTypeDefs, type SearchGraphqlDependencies } from './graphql-search';
 
@@ -290,7 +291,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 }
 
 /** What the schema's resolvers call. */
-export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies {
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies {
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;
@@ -309,7 +310,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -332,6 +333,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       adminResolvers(deps),
       labelResolvers(deps),
       datasetResolvers(deps),
+      entityResolvers(deps),
     ],
   });
 }

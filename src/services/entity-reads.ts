@@ -91,6 +91,11 @@ export class EntityReads {
     return this.store.version(urn, name, version);
   }
 
+  /** The urns among these that are stored entities (GraphQL's entities by urn). */
+  async existing(urns: string[]): Promise<Set<string>> {
+    return urns.length === 0 ? new Set() : this.store.existing(urns);
+  }
+
   /** Whether the urn is a stored entity (GraphQL's entity-by-urn queries answer null otherwise). */
   async exists(urn: string): Promise<boolean> {
     return (await this.store.existing([urn])).has(urn);

@@ -104,4 +104,50 @@ describe('GraphQL the official client sends', () => {
       editableSchemaMetadata: { editableSchemaFieldInfo: [{ fieldPath: 'id', description: 'the key', tags: { tags: [{ tag: { urn: 'urn:li:tag:pk', name: 'pk' } }] } }] },
     });
   });
+
+  it('answers entities by urn, generic and typed, with null for what is not stored or of another type', async () => {
+    const id = uniqueId('byurn').replace(/[^a-zA-Z0-9_]/g, '_');
+    const [chart, tag, user] = [`urn:li:chart:(looker,${id})`, `urn:li:tag:${id}`, `urn:li:corpuser:${id}`];
+    await write(chart, 'chartInfo', { title: id, description: '', lastModified: { created: { time: 0, actor: 'urn:li:corpuser:a' }, lastModified: { time: 0, actor: 'urn:li:corpuser:a' } } });
+    await write(tag, 'tagProperties', { name: `${id} tag` });
+    await write(user, 'corpUserInfo', { active: true, displayName: 'Ada', email: 'ada@example.com' });
+    const missing = `urn:li:tag:${id}_missing`;
+    const answer = await graphql(`{
+      entity(urn: "${chart}") { urn type ... on Chart { properties { name } } }
+      entities(urns: ["${tag}", "${missing}", "${user}"]) { urn type }
+      tag(urn: "${tag}") { name properties { name } }
+      notATag: tag(urn: "${chart}") { urn }
+      corpUser(urn: "${user}") { username properties { displayName email active } }
+      chart(urn: "${chart}") { platform { urn } }
+      nothing: entity(urn: "${missing}") { urn } }`);
+    expect(answer).toEqual({
+      data: {
+        entity: { urn: chart, type: 'CHART', properties: { name: id } },
+        entities: [{ urn: tag, type: 'TAG' }, null, { urn: user, type: 'CORP_USER' }],
+        tag: { name: id, properties: { name: `${id} tag` } },
+        notATag: null,
+        corpUser: { username: id, properties: { displayName: 'Ada', email: 'ada@example.com', active: true } },
+        chart: { platform: { urn: 'urn:li:dataPlatform:looker' } },
+        nothing: null,
+      },
+      extensions: {},
+    });
+  });
+
+  it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
+    const reader = (await mintToken({ actor: 'urn:li:corpuser:reader', scopes: ['read'] })).token;
+    const query = '{ me { corpUser { urn username } platformPrivileges { manageTokens manageTags createTags } } }';
+    const asReader = await svc.call('POST', '/api/graphql', { query }, { authorization: `Bearer ${reader}` });
+    expect(asReader.body.data.me).toEqual({ corpUser: { urn: 'urn:li:corpuser:reader', username: 'reader' }, platformPrivileges: { manageTokens: false, manageTags: false, createTags: false } });
+
+    const env = { env: { DATAHUB_GMS_TOKEN: token } };
+    const me = await client.cli(['graphql', '--query', query, '--format', 'json'], env);
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout.slice(me.stdout.indexOf('{'))).me).toEqual({ corpUser: { urn: 'urn:li:corpuser:test-bot', username: 'test-bot' }, platformPrivileges: { manageTokens: true, manageTags: true, createTags: true } });
+
+    const diagnose = await client.cli(['search', 'diagnose'], env);
+    expect(diagnose.stdout).toMatch(/✓ Connected to DataHub/);
+    expect(diagnose.stdout).toMatch(/✓ Search is working \(\d+ entities indexed\)/);
+    expect(diagnose.stdout).toMatch(/Semantic search is NOT available/);
+  });
 });
