@@ -61,6 +61,7 @@ import { rehearseWrites, writePipeline } from './services/write-path/pipeline';
 import { Publisher } from './services/write-path/publish';
 import { AccessTokens } from './services/access-tokens';
 import { DeprecationService } from './services/deprecation';
+import { IngestionSources } from './services/ingestion-sources';
 import { JobRuns } from './services/job-runs';
 import { TagLabels } from './services/tag-labels';
 import { FormAssignmentService } from './services/form-assignment';
@@ -255,6 +256,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), revocations, { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
   const accessTokens = new AccessTokens(registry, searchAcross, reads, tokens, ingestion);
   const jobRuns = new JobRuns(registry, searchAcross);
+  const ingestionSources = new IngestionSources(registry, searchAcross, reads, ingestion);
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -263,7 +265,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, search: searchAcross, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, search: searchAcross, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

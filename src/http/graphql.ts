@@ -18,6 +18,7 @@ import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
 import { datasetResolvers, datasetTypeDefs } from './graphql-dataset';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
+import { ingestionResolvers, ingestionTypeDefs, type IngestionGraphqlDependencies } from './graphql-ingestion';
 import { labelResolvers, labelTypeDefs } from './graphql-labels';
 import { searchResolvers, searchTypeDefs, type SearchGraphqlDependencies } from './graphql-search';
 
@@ -291,7 +292,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 }
 
 /** What the schema's resolvers call. */
-export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies {
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies {
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;
@@ -306,11 +307,11 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas, entities by urn, ingestion sources). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -334,6 +335,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       labelResolvers(deps),
       datasetResolvers(deps),
       entityResolvers(deps),
+      ingestionResolvers(deps),
     ],
   });
 }

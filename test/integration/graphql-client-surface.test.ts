@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { datahubClient, CLIENT_SETUP_TIMEOUT_MS, runProcess, type DatahubClient } from '../support/datahub-client';
 import { proposal } from '../support/samples';
@@ -149,5 +150,56 @@ describe('GraphQL the official client sends', () => {
     expect(diagnose.stdout).toMatch(/✓ Connected to DataHub/);
     expect(diagnose.stdout).toMatch(/✓ Search is working \(\d+ entities indexed\)/);
     expect(diagnose.stdout).toMatch(/Semantic search is NOT available/);
+  });
+
+  it('deploys a recipe with `datahub ingest deploy`, lists its runs with `datahub ingest list-source-runs`, redeploys and deletes it', async () => {
+    const name = uniqueId('nightly').replace(/[^a-zA-Z0-9_-]/g, '-');
+    const recipe = join(client.home, `${name}.yml`);
+    await writeFile(recipe, ['source:', '  type: file', '  config: {path: /data/mces.json}', 'sink:', '  type: datahub-rest', '  config: {server: "http://gms:8080"}', ''].join('\n'));
+    const env = { env: { DATAHUB_GMS_TOKEN: token } };
+    const deploy = await client.cli(['ingest', 'deploy', '--name', name, '-c', recipe, '--schedule', '0 5 * * *', '--time-zone', 'Europe/Paris'], env);
+    expect(deploy.code).toBe(0);
+    const urn = /'updateIngestionSource': '([^']+)'/.exec(deploy.stdout)?.[1];
+    expect(urn).toMatch(/^urn:li:dataHubIngestionSource:deploy-/);
+    const sourceQuery = `{ ingestionSource(urn: "${urn}") { name type schedule { interval timezone } config { executorId recipe } } }`;
+    const stored = (await graphql(sourceQuery)).data.ingestionSource;
+    expect({ ...stored, config: { ...stored.config, recipe: JSON.parse(stored.config.recipe) } }).toEqual({
+      name,
+      type: 'file',
+      schedule: { interval: '0 5 * * *', timezone: 'Europe/Paris' },
+      config: { executorId: 'default', recipe: { source: { type: 'file', config: { path: '/data/mces.json' } }, sink: { type: 'datahub-rest', config: { server: 'http://gms:8080' } } } },
+    });
+
+    // A schedule that is not a cron schedule is refused, and the source stays as it was.
+    const refused = await client.cli(['ingest', 'deploy', '--name', name, '-c', recipe, '--schedule', '0 25 * * *'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/is not a cron schedule/);
+    expect((await graphql(sourceQuery)).data.ingestionSource.schedule).toEqual({ interval: '0 5 * * *', timezone: 'Europe/Paris' });
+
+    // Two runs an executor recorded; the newest is listed first.
+    for (const [i, status] of [[1, 'FAILURE'], [2, 'SUCCESS']] as const) {
+      const request = `urn:li:dataHubExecutionRequest:${name}-run${i}`;
+      await write(request, 'dataHubExecutionRequestInput', { task: 'RUN_INGEST', args: {}, executorId: 'default', source: { type: 'SCHEDULED_INGESTION_SOURCE', ingestionSource: urn }, requestedAt: 1_764_500_000_000 + i * 60_000 });
+      await write(request, 'dataHubExecutionRequestResult', { status, startTimeMs: 1_764_500_000_000 + i * 60_000, durationMs: 1000 });
+    }
+    await svc.indexer.waitUntilIndexed();
+    const runs = await client.cli(['ingest', 'list-source-runs', '--source', name], env);
+    expect(runs.code).toBe(0);
+    const rows = runs.stdout.split('\n').filter((l) => l.includes(`${name}-run`));
+    expect(rows.map((r) => r.split('|').map((c) => c.trim()).filter(Boolean))).toEqual([
+      [`${name}-run2`, name, expect.any(String), 'SUCCESS', urn],
+      [`${name}-run1`, name, expect.any(String), 'FAILURE', urn],
+    ]);
+
+    // Redeployed under the same name: the same source, replaced.
+    expect((await client.cli(['ingest', 'deploy', '--name', name, '-c', recipe], env)).code).toBe(0);
+    expect((await graphql(sourceQuery)).data.ingestionSource.schedule).toBeNull();
+
+    // A reader may not see sources; an admin deletes one.
+    const reader = (await mintToken({ scopes: ['read', 'write'] })).token;
+    const asWriter = await svc.call('POST', '/api/graphql', { query: sourceQuery }, { authorization: `Bearer ${reader}` });
+    expect(asWriter.body.errors?.[0]?.extensions).toEqual({ code: 403, type: 'UNAUTHORIZED' });
+    expect((await graphql(`mutation { deleteIngestionSource(urn: "${urn}") }`)).data).toEqual({ deleteIngestionSource: urn });
+    expect((await graphql(sourceQuery)).data.ingestionSource).toBeNull();
   });
 });
