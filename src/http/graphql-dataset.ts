@@ -1,10 +1,13 @@
 import { editableDatasetProperties, editableSchemaMetadata, schemaMetadata } from '../model/aspects';
+import type { GraphqlContext } from './graphql';
+import type { DatasetOperations, OperationsRange, ReportOperationInput } from '../services/dataset-operations';
 import type { EntityReads } from '../services/entity-reads';
 import { perRequestLoader } from './graphql-request-loader';
 
 /**
  * A dataset's schema and editable documentation as DataHub's GraphQL gives them: `schemaMetadata(version)` (what the
- * client's bulk schema fetch for SQL lineage selects), `editableProperties` and `editableSchemaMetadata`.
+ * client's bulk schema fetch for SQL lineage selects), `editableProperties` and `editableSchemaMetadata`; and the
+ * operations reported on it (`reportOperation`, `operations`: the client's Operation API and Airflow's circuit breakers).
  */
 export const datasetTypeDefs = /* GraphQL */ `
   extend type Dataset {
@@ -14,6 +17,58 @@ export const datasetTypeDefs = /* GraphQL */ `
     editableProperties: DatasetEditableProperties
     "Field documentation, tags and terms edited in the UI."
     editableSchemaMetadata: EditableSchemaMetadata
+    "Operations reported on the dataset in a time range, newest first (limit: 10,000 when not given)."
+    operations(startTimeMillis: Long, endTimeMillis: Long, limit: Int, filter: FilterInput): [Operation!]
+  }
+
+  extend type Mutation {
+    "Reports an operation on an existing dataset, done now (or at timestampMillis) by the caller."
+    reportOperation(input: ReportOperationInput!): Boolean
+  }
+
+  enum OperationType {
+    INSERT
+    UPDATE
+    DELETE
+    CREATE
+    ALTER
+    DROP
+    CUSTOM
+    UNKNOWN
+  }
+
+  enum OperationSourceType {
+    DATA_PROCESS
+    DATA_PLATFORM
+  }
+
+  input ReportOperationInput {
+    urn: String!
+    operationType: OperationType!
+    customOperationType: String
+    sourceType: OperationSourceType!
+    customProperties: [StringMapEntryInput!]
+    partition: String
+    numAffectedRows: Long
+    timestampMillis: Long
+  }
+
+  "An AND of criteria."
+  input FilterInput {
+    and: [FacetFilterInput!]!
+  }
+
+  type Operation {
+    timestampMillis: Long!
+    lastUpdatedTimestamp: Long!
+    actor: String
+    operationType: OperationType!
+    customOperationType: String
+    sourceType: OperationSourceType
+    numAffectedRows: Long
+    affectedDatasets: [String!]
+    partition: String
+    customProperties: [StringMapEntry!]
   }
 
   enum SchemaFieldDataType {
@@ -149,11 +204,23 @@ function schemaOf(value: Aspect, urn: string, aspectVersion: number) {
   };
 }
 
-export interface DatasetGraphqlDependencies {
-  reads: EntityReads;
+/** An operation event as GraphQL shows it: the partition out of its spec, custom properties as entries. */
+function operationOf(event: Aspect) {
+  const partition = (event.partitionSpec as Aspect | undefined)?.partition;
+  const custom = event.customProperties;
+  return {
+    ...event,
+    partition: typeof partition === 'string' && partition !== 'FULL_TABLE_SNAPSHOT' ? partition : null,
+    customProperties: custom && typeof custom === 'object' ? Object.entries(custom as Aspect).map(([key, value]) => ({ key, value: str(value) })) : null,
+  };
 }
 
-export function datasetResolvers({ reads }: DatasetGraphqlDependencies) {
+export interface DatasetGraphqlDependencies {
+  reads: EntityReads;
+  datasetOperations: DatasetOperations;
+}
+
+export function datasetResolvers({ reads, datasetOperations: operations }: DatasetGraphqlDependencies) {
   // Latest values of these aspects, read only when a query selects them (a schema is large): one read per request tick.
   const latest = perRequestLoader(
     async (keys: readonly { urn: string; name: string }[]) => {
@@ -165,7 +232,12 @@ export function datasetResolvers({ reads }: DatasetGraphqlDependencies) {
   const latestOf = (e: DatasetRef, name: string, ctx: object) => latest(ctx).load({ urn: e.urn, name });
 
   return {
+    Mutation: {
+      reportOperation: (_: unknown, args: { input: ReportOperationInput }, ctx: GraphqlContext) => operations.report(args.input, ctx.principal),
+    },
     Dataset: {
+      operations: async (e: DatasetRef, args: Omit<OperationsRange, 'criteria'> & { filter?: { and: OperationsRange['criteria'] } | null }) =>
+        (await operations.recent(e.urn, { ...args, criteria: args.filter?.and ?? [] })).map(operationOf),
       schemaMetadata: async (e: DatasetRef, args: { version?: number | null }, ctx: object) => {
         const version = args.version ?? 0;
         const value = version === 0 ? await latestOf(e, schemaMetadata.name, ctx) : (await reads.aspectVersion(e.urn, schemaMetadata.name, version))?.value;

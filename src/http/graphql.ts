@@ -16,7 +16,7 @@ import { answerText, QueryExecutor, type WalkAnswerContext } from './graphql-exe
 import { WalkAnswers } from './graphql-walk-answers';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
-import { datasetResolvers, datasetTypeDefs } from './graphql-dataset';
+import { datasetResolvers, datasetTypeDefs, type DatasetGraphqlDependencies } from './graphql-dataset';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
 import { ingestionResolvers, ingestionTypeDefs, type IngestionGraphqlDependencies } from './graphql-ingestion';
 import { labelResolvers, labelTypeDefs } from './graphql-labels';
@@ -292,7 +292,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 }
 
 /** What the schema's resolvers call. */
-export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies {
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies, DatasetGraphqlDependencies {
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;

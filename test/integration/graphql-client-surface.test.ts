@@ -7,8 +7,8 @@ import { mintToken, startTestService, uniqueId, type TestService } from '../supp
 /**
  * GraphQL the official client sends beyond search and lineage: the SQL parser's bulk schema load (Dataset.schemaMetadata,
  * which the SQL parsing aggregator of Snowflake, BigQuery, sql-queries and other sources calls), a dataset's editable
- * documentation, and what the CLI's `datahub search diagnose`, `datahub graphql` and `datahub ingest deploy` /
- * `list-source-runs` ask.
+ * documentation, operations (the client's Operation API, Airflow's circuit breaker), and what the CLI's `datahub search
+ * diagnose`, `datahub graphql` and `datahub ingest deploy` / `list-source-runs` ask.
  */
 describe('GraphQL the official client sends', () => {
   let svc: TestService;
@@ -201,5 +201,40 @@ describe('GraphQL the official client sends', () => {
     expect(asWriter.body.errors?.[0]?.extensions).toEqual({ code: 403, type: 'UNAUTHORIZED' });
     expect((await graphql(`mutation { deleteIngestionSource(urn: "${urn}") }`)).data).toEqual({ deleteIngestionSource: urn });
     expect((await graphql(sourceQuery)).data.ingestionSource).toBeNull();
+  });
+
+  it("reports operations and reads them back through the client's Operation API, and Airflow's operation circuit breaker reads them", async () => {
+    const id = uniqueId('ops').replace(/[^a-zA-Z0-9_]/g, '_');
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id},PROD)`;
+    await write(dataset, 'datasetProperties', { name: id, customProperties: {} });
+    const run = await runProcess(join(client.venv, 'bin', 'python'), [join(__dirname, '..', 'python', 'operations_check.py'), svc.url, token, dataset], client.env(), { cwd: client.home });
+    expect(run.stderr).not.toMatch(/Traceback/);
+    expect(JSON.parse(run.stdout.trim().split('\n').pop()!)).toEqual({
+      reported: [true, true],
+      all: [
+        { operationType: 'UPDATE', sourceType: 'DATA_PLATFORM', numAffectedRows: 0, partition: null, customProperties: null },
+        { operationType: 'INSERT', sourceType: 'DATA_PROCESS', numAffectedRows: 120, partition: '2026-11-30', customProperties: null },
+      ],
+      actors: ['urn:li:corpuser:test-bot'],
+      inserts: ['INSERT'],
+      partition: ['INSERT'],
+      platform: ['UPDATE'],
+      future: [],
+      breaker_active: false,
+      breaker_active_for_a_drop: true,
+    });
+
+    // Custom operations with properties, at a given time; limited to the newest.
+    const report = (input: string) => graphql(`mutation { reportOperation(input: ${input}) }`);
+    expect((await report(`{urn: "${dataset}", operationType: CUSTOM, customOperationType: "VACUUM", sourceType: DATA_PROCESS, timestampMillis: 4102444800000, customProperties: [{key: "job", value: "nightly"}]}`)).data).toEqual({ reportOperation: true });
+    const newest = await graphql(`{ dataset(urn: "${dataset}") { operations(limit: 1) { operationType customOperationType timestampMillis lastUpdatedTimestamp customProperties { key value } } } }`);
+    expect(newest.data.dataset.operations).toEqual([{ operationType: 'CUSTOM', customOperationType: 'VACUUM', timestampMillis: 4102444800000, lastUpdatedTimestamp: 4102444800000, customProperties: [{ key: 'job', value: 'nightly' }] }]);
+
+    // Refused, writing nothing: a dataset that is not stored, a custom operation without its name.
+    const missing = `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_missing,PROD)`;
+    expect((await report(`{urn: "${missing}", operationType: INSERT, sourceType: DATA_PROCESS}`)).errors?.[0]?.message).toMatch(/does not exist/);
+    expect((await report(`{urn: "${dataset}", operationType: CUSTOM, sourceType: DATA_PROCESS}`)).errors?.[0]?.message).toMatch(/customOperationType is required/);
+    const after = await graphql(`{ dataset(urn: "${dataset}") { operations { operationType } } missing: dataset(urn: "${missing}") { urn } }`);
+    expect(after.data).toEqual({ dataset: { operations: [{ operationType: 'CUSTOM' }, { operationType: 'UPDATE' }, { operationType: 'INSERT' }] }, missing: null });
   });
 });

@@ -37,6 +37,7 @@ export { mlFeatureTableProperties } from './mlFeatureTableProperties';
 export { mlModelGroupProperties } from './mlModelGroupProperties';
 export { mlModelProperties } from './mlModelProperties';
 export { mlPrimaryKeyProperties } from './mlPrimaryKeyProperties';
+export { operation } from './operation';
 export { ownership } from './ownership';
 export { propertyDefinition } from './propertyDefinition';
 export { schemaMetadata } from './schemaMetadata';
