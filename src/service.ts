@@ -61,6 +61,7 @@ import { rehearseWrites, writePipeline } from './services/write-path/pipeline';
 import { Publisher } from './services/write-path/publish';
 import { AccessTokens } from './services/access-tokens';
 import { DeprecationService } from './services/deprecation';
+import { Assertions } from './services/assertions';
 import { DatasetOperations } from './services/dataset-operations';
 import { IngestionSources } from './services/ingestion-sources';
 import { JobRuns } from './services/job-runs';
@@ -259,6 +260,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const jobRuns = new JobRuns(registry, searchAcross);
   const ingestionSources = new IngestionSources(registry, searchAcross, reads, ingestion);
   const datasetOperations = new DatasetOperations(registry, reads, ingestion, timeseries);
+  const assertions = new Assertions(registry, reads, retrieval, ingestion, timeseries);
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -267,7 +269,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, search: searchAcross, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, search: searchAcross, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

@@ -480,6 +480,7 @@ export const GRAPHQL_OBJECT: Record<string, string> = {
   dataJob: 'DataJob',
   dataFlow: 'DataFlow',
   dataProcessInstance: 'DataProcessInstance',
+  assertion: 'Assertion',
   schemaField: 'SchemaFieldEntity',
   container: 'Container',
   corpuser: 'CorpUser',

@@ -16,6 +16,7 @@ import { answerText, QueryExecutor, type WalkAnswerContext } from './graphql-exe
 import { WalkAnswers } from './graphql-walk-answers';
 import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
+import { assertionResolvers, assertionTypeDefs, type AssertionGraphqlDependencies } from './graphql-assertions';
 import { datasetResolvers, datasetTypeDefs, type DatasetGraphqlDependencies } from './graphql-dataset';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
 import { ingestionResolvers, ingestionTypeDefs, type IngestionGraphqlDependencies } from './graphql-ingestion';
@@ -292,7 +293,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 }
 
 /** What the schema's resolvers call. */
-export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies, DatasetGraphqlDependencies {
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies, DatasetGraphqlDependencies, AssertionGraphqlDependencies {
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;
@@ -307,11 +308,11 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas, entities by urn, ingestion sources). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas, entities by urn, ingestion sources, operations, assertions). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry)],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -336,6 +337,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       datasetResolvers(deps),
       entityResolvers(deps),
       ingestionResolvers(deps),
+      assertionResolvers(deps),
     ],
   });
 }

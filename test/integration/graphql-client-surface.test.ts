@@ -237,4 +237,43 @@ describe('GraphQL the official client sends', () => {
     const after = await graphql(`{ dataset(urn: "${dataset}") { operations { operationType } } missing: dataset(urn: "${missing}") { urn } }`);
     expect(after.data).toEqual({ dataset: { operations: [{ operationType: 'CUSTOM' }, { operationType: 'UPDATE' }, { operationType: 'INSERT' }] }, missing: null });
   });
+
+  it("keeps custom assertions and their results as the graph client writes them, and Airflow's assertion circuit breaker reads them", async () => {
+    const id = uniqueId('asserted').replace(/[^a-zA-Z0-9_]/g, '_');
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id},PROD)`;
+    await write(dataset, 'datasetProperties', { name: id, customProperties: {} });
+    const run = await runProcess(join(client.venv, 'bin', 'python'), [join(__dirname, '..', 'python', 'assertions_check.py'), svc.url, token, dataset], client.env(), { cwd: client.home });
+    expect(run.stderr).not.toMatch(/Traceback/);
+    expect(JSON.parse(run.stdout.trim().split('\n').pop()!)).toEqual({
+      same_urn: true,
+      // The second upsert replaced the first: no field or logic any more, another platform.
+      info: { type: 'CUSTOM', description: 'rows > 10', externalUrl: 'https://ci.example.com/checks/1', customType: 'Row count', field: null, logic: null, source: 'EXTERNAL' },
+      platform: 'urn:li:dataPlatform:dbt',
+      reported: true,
+      assertions: [{ total: 3, succeeded: 1, failed: 1, results: [['SUCCESS', ['42'], true], ['ERROR', [], true], ['FAILURE', ['0'], true]] }],
+      breaker_active: false,
+      breaker_active_after_a_failure: true,
+    });
+
+    // A field path becomes the field's schemaField urn; the assertion is an entity GraphQL answers by urn.
+    const upsert = await graphql(`mutation { upsertCustomAssertion(input: {entityUrn: "${dataset}", type: "Nulls", description: "no nulls", fieldPath: "email", platform: {name: "dbt"}, operator: NOT_NULL}) { urn } }`);
+    const assertion = upsert.data.upsertCustomAssertion.urn;
+    const read = await graphql(`{ assertion(urn: "${assertion}") { type platform { urn } info { type customAssertion { type entityUrn field { urn path } } } runEvents { total } } }`);
+    expect(read.data.assertion).toEqual({
+      type: 'ASSERTION',
+      platform: { urn: 'urn:li:dataPlatform:dbt' },
+      info: { type: 'CUSTOM', customAssertion: { type: 'Nulls', entityUrn: dataset, field: { urn: `urn:li:schemaField:(${dataset},email)`, path: 'email' } } },
+      runEvents: { total: 0 },
+    });
+    // Refused, writing nothing: an entity that is not stored, a platform not named, a result for no assertion.
+    const missing = `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_missing,PROD)`;
+    for (const [mutation, error] of [
+      [`upsertCustomAssertion(input: {entityUrn: "${missing}", type: "t", description: "d", platform: {name: "dbt"}}) { urn }`, /does not exist/],
+      [`upsertCustomAssertion(input: {entityUrn: "${dataset}", type: "t", description: "d", platform: {}}) { urn }`, /Platform Name or Platform Urn must be specified/],
+      [`reportAssertionResult(urn: "urn:li:assertion:${id}_none", result: {type: SUCCESS})`, /does not exist or is not associated/],
+    ] as const) {
+      expect((await graphql(`mutation { ${mutation} }`)).errors?.[0]?.message).toMatch(error);
+    }
+    expect((await graphql(`{ dataset(urn: "${dataset}") { assertions { total } } }`)).data.dataset.assertions.total).toBe(2);
+  });
 });

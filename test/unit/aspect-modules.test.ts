@@ -24,6 +24,7 @@ const ALLOWED: Record<string, { literals: string[]; why: string }> = {
   'src/stores/graph/aspect-store.ts': { literals: ['systemMetadata'], why: 'a stored property of an aspect version' },
   'src/stores/graph/run-store.ts': { literals: ['systemMetadata'], why: 'a stored property of an aspect version' },
   'src/http/openapi.ts': { literals: ['status'], why: 'a field of the error body' },
+  'src/services/assertions.ts': { literals: ['status'], why: "a time-series field of an assertion's run event" },
   'src/http/graphql-walk-answers.ts': { literals: ['origin', 'dataPlatformInstance', 'subTypes', 'glossaryTerms', 'ownership', 'container'], why: 'GraphQL field names' },
 };
 

@@ -1,5 +1,7 @@
 // One line per aspect module: index.ts exports them and builds the registry's map from this list.
 export { applications } from './applications';
+export { assertionInfo } from './assertionInfo';
+export { assertionRunEvent } from './assertionRunEvent';
 export { browsePaths } from './browsePaths';
 export { browsePathsV2 } from './browsePathsV2';
 export { chartInfo } from './chartInfo';

@@ -1,0 +1,4 @@
+import type { AspectBehaviour } from './behaviour';
+
+/** A time-series record of one evaluation of an assertion and its result. */
+export const assertionRunEvent: AspectBehaviour = { name: 'assertionRunEvent' };
