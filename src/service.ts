@@ -255,8 +255,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   }
   const tokens = new TokenStore(graph);
   const revocations = new SharedRevocationChecks((jtis) => tokens.revokedAmong(jtis));
-  const auth = new TokenAuthenticator(new TokenSigner(tokenSecret.secret), revocations, { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
-  const accessTokens = new AccessTokens(registry, searchAcross, reads, tokens, ingestion);
+  const signer = new TokenSigner(tokenSecret.secret);
+  const auth = new TokenAuthenticator(signer, revocations, { requiredEverywhere: requirement.requiredEverywhere, urnNamespace: config.URN_NAMESPACE });
+  const accessTokens = new AccessTokens(registry, searchAcross, reads, tokens, ingestion, signer);
   const jobRuns = new JobRuns(registry, searchAcross);
   const ingestionSources = new IngestionSources(registry, searchAcross, reads, ingestion);
   const datasetOperations = new DatasetOperations(registry, reads, ingestion, timeseries);

@@ -2,7 +2,7 @@ import type { GraphqlContext } from './graphql';
 import { graphqlFilter } from './graphql-search';
 import { dataProcessInstanceProperties } from '../model/aspects';
 import { tryParseUrn } from '../model/urn';
-import type { AccessTokens } from '../services/access-tokens';
+import type { AccessTokens, CreateTokenInput } from '../services/access-tokens';
 import type { EntityReads } from '../services/entity-reads';
 import type { JobRuns } from '../services/job-runs';
 
@@ -17,8 +17,39 @@ export const adminTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
+    "Signs a personal token and records it (for another actor: admin scope; it then carries read and write)."
+    createAccessToken(input: CreateAccessTokenInput!): AccessToken
     "Revokes a token id: refused from the next request on, its dataHubAccessToken entity (if any) removed (admin scope)."
     revokeAccessToken(tokenId: String!): Boolean!
+  }
+
+  enum AccessTokenType {
+    PERSONAL
+  }
+
+  "NO_EXPIRY: ten years, the longest this service signs."
+  enum AccessTokenDuration {
+    ONE_HOUR
+    ONE_DAY
+    ONE_WEEK
+    ONE_MONTH
+    THREE_MONTHS
+    SIX_MONTHS
+    ONE_YEAR
+    NO_EXPIRY
+  }
+
+  input CreateAccessTokenInput {
+    type: AccessTokenType!
+    actorUrn: String!
+    duration: AccessTokenDuration!
+    name: String!
+    description: String
+  }
+
+  type AccessToken {
+    accessToken: String!
+    metadata: AccessTokenMetadata
   }
 
   input ListAccessTokenInput {
@@ -119,6 +150,7 @@ export function adminResolvers({ reads, jobRuns, accessTokens }: AdminGraphqlDep
         accessTokens.list({ start: input.start ?? 0, count: input.count ?? 20, filter: graphqlFilter(null, input.filters) }, ctx.principal),
     },
     Mutation: {
+      createAccessToken: (_: unknown, args: { input: CreateTokenInput }, ctx: GraphqlContext) => accessTokens.create(args.input, ctx.principal),
       revokeAccessToken: (_: unknown, args: { tokenId: string }, ctx: GraphqlContext) => accessTokens.revoke(args.tokenId, ctx.principal),
     },
     AccessTokenMetadata: { type: () => 'ACCESS_TOKEN' },

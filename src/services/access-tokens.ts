@@ -1,6 +1,7 @@
-import { requireScope, type Principal } from '../auth';
+import { hasScope, requireScope, type Principal, type Scope } from '../auth';
+import type { TokenSigner } from '../auth/tokens';
 import { dataHubAccessTokenInfo } from '../model/aspects';
-import { InvalidInputError } from '../model/errors';
+import { ForbiddenError, InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { TokenStore } from '../stores/graph/token-store';
 import type { EntityReads } from './entity-reads';
@@ -21,11 +22,33 @@ export interface AccessTokenMetadata {
   expiresAt: number | null;
 }
 
+/** DataHub's token durations, in seconds; NO_EXPIRY is the longest this service signs (ten years). */
+export const TOKEN_DURATIONS: Record<string, number> = {
+  ONE_HOUR: 3600,
+  ONE_DAY: 86_400,
+  ONE_WEEK: 7 * 86_400,
+  ONE_MONTH: 30 * 86_400,
+  THREE_MONTHS: 90 * 86_400,
+  SIX_MONTHS: 180 * 86_400,
+  ONE_YEAR: 365 * 86_400,
+  NO_EXPIRY: 3650 * 86_400,
+};
+
+export interface CreateTokenInput {
+  type: string;
+  actorUrn: string;
+  duration: string;
+  name: string;
+  description?: string | null;
+}
+
 /**
- * DataHub's access-token administration (listAccessTokens, revokeAccessToken). This service signs stateless tokens
- * (src/auth/tokens.ts) and records none it issues, so the list holds the `dataHubAccessToken` entities written to it
- * (from a DataHub deployment's metadata, say); a revocation refuses the token id from the next request on and removes
- * its entity, so a cleanup that lists expired tokens and revokes them ends (DataHub GC's loop does exactly that).
+ * DataHub's access-token administration (createAccessToken, listAccessTokens, revokeAccessToken). Tokens are stateless
+ * signed JWTs (src/auth/tokens.ts); one made with createAccessToken is also recorded as a `dataHubAccessToken` entity
+ * (id: its `jti`), so it is listed and revoked like DataHub's. Tokens signed by `npm run token` are recorded nowhere,
+ * and the list holds only recorded ones (and those written to it from a DataHub deployment's metadata). A revocation
+ * refuses the token id from the next request on and removes its entity, so a cleanup that lists expired tokens and
+ * revokes them ends (DataHub GC's loop does exactly that).
  */
 export class AccessTokens {
   constructor(
@@ -34,7 +57,37 @@ export class AccessTokens {
     private readonly reads: EntityReads,
     private readonly tokens: TokenStore,
     private readonly ingestion: IngestionService,
+    private readonly signer: TokenSigner,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Signs a token and records it. A token for oneself carries the caller's scopes; one for another actor needs admin
+   * scope and carries read and write (never admin: a token cannot make its bearer an administrator).
+   */
+  async create(input: CreateTokenInput, principal: Principal): Promise<{ accessToken: string; metadata: AccessTokenMetadata }> {
+    requireScope(principal, 'write');
+    if (input.type !== 'PERSONAL') throw new InvalidInputError(`Unsupported token type ${input.type}`);
+    const ttlSeconds = TOKEN_DURATIONS[input.duration];
+    if (!ttlSeconds) throw new InvalidInputError(`Unknown token duration ${input.duration}`);
+    if (input.name.trim() === '') throw new InvalidInputError('name must not be empty');
+    const actor = this.registry.parseEntityUrn(input.actorUrn, 'actorUrn').urn.raw;
+    const forSelf = actor === principal.actor;
+    if (!forSelf && !hasScope(principal, 'admin')) throw new ForbiddenError(`Unauthorized to generate a token for ${actor}: only an admin may create tokens for others`);
+    const scopes: Scope[] = forSelf ? principal.scopes : ['read', 'write'];
+    const { token, claims } = await this.signer.issue({ actor, scopes, ttlSeconds, now: this.now() });
+    const info = {
+      name: input.name,
+      actorUrn: actor,
+      ownerUrn: principal.actor,
+      createdAt: claims.issuedAt * 1000,
+      expiresAt: claims.expiresAt * 1000,
+      ...(input.description ? { description: input.description } : {}),
+    };
+    const urn = `urn:${this.registry.urnNamespace}:${TOKEN_ENTITY_TYPE}:${claims.jti}`;
+    await this.ingestion.transformAspects([{ urn, aspectName: dataHubAccessTokenInfo.name, transform: () => info }], principal);
+    return { accessToken: token, metadata: this.metadata(urn, info) };
+  }
 
   async list(request: { start: number; count: number; filter: Filter }, principal: Principal): Promise<{ start: number; count: number; total: number; tokens: AccessTokenMetadata[] }> {
     requireScope(principal, 'admin');

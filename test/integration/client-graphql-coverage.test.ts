@@ -16,8 +16,6 @@ const NOT_SERVED: Record<string, string> = {
   'cli/iceberg_cli.py#createIcebergSecrets': 'secrets (the Iceberg CLI stores catalog credentials as secrets)',
   'cli/iceberg_cli.py#updateIcebergSecrets': 'secrets, as above',
   'cli/iceberg_cli.py#getIcebergWarehouses': "the deprecated `search` query and DataPlatformInstance.instanceId (the Iceberg CLI's warehouse listing)",
-  'cli/cli_utils.py#createAccessToken': 'sent to the frontend (port 9002) after a username/password login, which this service is not; tokens come from `npm run token`',
-  'cli/sso_cli.py#createAccessToken': 'sent to the frontend after an SSO login, as above',
   'cli/search_cli.py#testSemanticSearchEnabled': 'semantic (embedding) search is not offered; `datahub search diagnose` reports it unavailable',
   'cli/gql/semantic_search.gql#semanticSearch': 'semantic search, as above',
   'ingestion/graph/client.py#getInviteToken': "user sign-up through the frontend (the graph client's create_user)",

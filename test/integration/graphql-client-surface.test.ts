@@ -276,4 +276,31 @@ describe('GraphQL the official client sends', () => {
     }
     expect((await graphql(`{ dataset(urn: "${dataset}") { assertions { total } } }`)).data.dataset.assertions.total).toBe(2);
   });
+
+  it('creates a personal token that works, is listed and is revoked; a token for another actor only with admin scope', async () => {
+    const writer = (await mintToken({ actor: 'urn:li:corpuser:writer', scopes: ['write'] })).token;
+    const asWriter = async (query: string) => (await svc.call('POST', '/api/graphql', { query }, { authorization: `Bearer ${writer}` })).body;
+    const name = uniqueId('pat');
+    const create = (actor: string, extra = '') =>
+      `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${actor}", duration: ONE_DAY, name: "${name}"${extra}}) { accessToken metadata { id urn actorUrn ownerUrn name description createdAt expiresAt } } }`;
+    const created = (await asWriter(create('urn:li:corpuser:writer', ', description: "for the CI"'))).data.createAccessToken;
+    expect(created.metadata).toEqual({ id: expect.any(String), urn: `urn:li:dataHubAccessToken:${created.metadata.id}`, actorUrn: 'urn:li:corpuser:writer', ownerUrn: 'urn:li:corpuser:writer', name, description: 'for the CI', createdAt: expect.any(Number), expiresAt: created.metadata.createdAt + 86_400_000 });
+    // The new token is the writer's: its actor and scopes.
+    const me = '{ me { corpUser { urn } platformPrivileges { manageTags manageTokens } } }';
+    const asNew = await svc.call('POST', '/api/graphql', { query: me }, { authorization: `Bearer ${created.accessToken}` });
+    expect(asNew.body.data.me).toEqual({ corpUser: { urn: 'urn:li:corpuser:writer' }, platformPrivileges: { manageTags: true, manageTokens: false } });
+
+    // Only an admin makes tokens for others, which never carry admin scope.
+    expect((await asWriter(create('urn:li:corpuser:someone'))).errors?.[0]?.extensions).toEqual({ code: 403, type: 'UNAUTHORIZED' });
+    const forOther = (await graphql(create('urn:li:corpuser:someone'))).data.createAccessToken;
+    const asOther = await svc.call('POST', '/api/graphql', { query: me }, { authorization: `Bearer ${forOther.accessToken}` });
+    expect(asOther.body.data.me).toEqual({ corpUser: { urn: 'urn:li:corpuser:someone' }, platformPrivileges: { manageTags: true, manageTokens: false } });
+
+    // Listed, then revoked: refused from then on.
+    await svc.indexer.waitUntilIndexed();
+    const listed = await graphql(`{ listAccessTokens(input: {start: 0, count: 10, filters: [{field: "name", values: ["${name}"]}]}) { total tokens { id actorUrn } } }`);
+    expect(listed.data.listAccessTokens.tokens).toEqual(expect.arrayContaining([{ id: created.metadata.id, actorUrn: 'urn:li:corpuser:writer' }, { id: forOther.metadata.id, actorUrn: 'urn:li:corpuser:someone' }]));
+    expect((await graphql(`mutation { revokeAccessToken(tokenId: "${created.metadata.id}") }`)).data).toEqual({ revokeAccessToken: true });
+    expect((await svc.call('POST', '/api/graphql', { query: me }, { authorization: `Bearer ${created.accessToken}` })).status).toBe(401);
+  });
 });
