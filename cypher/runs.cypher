@@ -4,13 +4,26 @@
 // soft-deleted when its status aspect says removed.
 
 // @name list
-// Runs with how many latest aspects they hold and when they last wrote, newest first. The default run id (proposals
-// sent without one) is no run.
+// Runs with how many latest aspects they hold and when they last wrote, newest first, leaving out the aspects of
+// soft-deleted entities. The default run id (proposals sent without one) is no run. The run index answers runId and urn
+// in order, so the rows group per (run, entity) as they come and each entity's status is looked up once (one unique-index
+// seek), not once per aspect through its entity (which also missed the status aspect itself: a pattern cannot traverse
+// the aspect's own relationship twice).
 MATCH (a:Aspect)
-WHERE a.runId IS NOT NULL AND a.runId <> $defaultRunId AND a.version = 0
-  AND ($includeSoft OR NOT EXISTS {
-    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: $statusAspect}) WHERE s.value CONTAINS '"removed":true'
-  })
+WHERE a.runId IS NOT NULL AND a.urn >= '' AND a.runId <> $defaultRunId AND a.version = 0
+WITH a.runId AS runId, a.urn AS urn, count(*) AS rows, max(a.lastObserved) AS timestamp
+WHERE NOT EXISTS {
+  MATCH (s:Aspect {urn: urn, name: $statusAspect, version: 0}) WHERE s.value CONTAINS '"removed":true'
+}
+WITH runId, sum(rows) AS rows, max(timestamp) AS timestamp
+RETURN runId, rows, timestamp
+ORDER BY timestamp DESC, runId
+SKIP $offset LIMIT $limit
+
+// @name listIncludingSoftDeleted
+// Runs as `list` counts them, soft-deleted entities included: grouped per run straight from the run index.
+MATCH (a:Aspect)
+WHERE a.runId IS NOT NULL AND a.urn >= '' AND a.runId <> $defaultRunId AND a.version = 0
 WITH a.runId AS runId, count(*) AS rows, max(a.lastObserved) AS timestamp
 RETURN runId, rows, timestamp
 ORDER BY timestamp DESC, runId
@@ -21,7 +34,7 @@ SKIP $offset LIMIT $limit
 MATCH (a:Aspect)
 WHERE a.runId = $runId AND a.urn >= '' AND a.version = 0
   AND ($includeSoft OR NOT EXISTS {
-    (a)<-[:ASPECT]-(:Entity)-[:ASPECT]->(s:Aspect {name: $statusAspect}) WHERE s.value CONTAINS '"removed":true'
+    MATCH (s:Aspect {urn: a.urn, name: $statusAspect, version: 0}) WHERE s.value CONTAINS '"removed":true'
   })
 RETURN a.urn AS urn, a.name AS name, a.lastObserved AS lastObserved, CASE WHEN $includeAspect THEN a.value END AS value
 ORDER BY urn, name

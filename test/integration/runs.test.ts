@@ -109,6 +109,24 @@ describe('ingestion runs', () => {
     expect((await latest(d1)).datasetProperties.value.description).toBe('from A');
   });
 
+  it("leaves a soft-deleted entity's aspects out of list and describe, its status aspect too, unless asked for", async () => {
+    const id = uniqueId('soft');
+    const run = `${id}-run`;
+    const [kept, removed] = [dataset(`${id}_kept`), dataset(`${id}_removed`)];
+    await ingest(run, kept, 'datasetProperties', { name: 'kept' });
+    await ingest(run, removed, 'datasetProperties', { name: 'removed' });
+    // The run itself soft-deletes the second (as stateful ingestion does): its status aspect is the run's too.
+    await ingest(run, removed, 'status', { removed: true });
+
+    const rowsOf = async (includeSoft: boolean) => ((await runs('list', { pageOffset: 0, pageSize: 1000, includeSoft })).body.value as { runId: string; rows: number }[]).find((r) => r.runId === run)?.rows;
+    // kept: key, browsePaths, browsePathsV2, datasetProperties; removed: the same and its status.
+    expect(await rowsOf(false)).toBe(4);
+    expect(await rowsOf(true)).toBe(9);
+    const describedUrns = async (includeSoft: boolean) => [...new Set(((await runs('describe', { runId: run, start: 0, count: 100, includeSoft })).body.value as { urn: string }[]).map((r) => r.urn))].sort();
+    expect(await describedUrns(false)).toEqual([kept]);
+    expect(await describedUrns(true)).toEqual([kept, removed].sort());
+  });
+
   it('rollbacks of consecutive runs peel them off one at a time, edges following', async () => {
     const id = uniqueId('chain');
     const urn = dataset(id);

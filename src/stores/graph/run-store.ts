@@ -41,7 +41,8 @@ export class RunStore {
   constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async list(offset: number, limit: number, includeSoft: boolean, defaultRunId: string): Promise<RunSummaryRow[]> {
-    const records = await this.neo4j.query('runs.list', 'runs/list', { offset: neo4j.int(offset), limit: neo4j.int(limit), includeSoft, defaultRunId, statusAspect: status.name });
+    const statement = includeSoft ? 'runs/listIncludingSoftDeleted' : 'runs/list';
+    const records = await this.neo4j.query('runs.list', statement, { offset: neo4j.int(offset), limit: neo4j.int(limit), defaultRunId, ...(includeSoft ? {} : { statusAspect: status.name }) });
     return records.map((r) => ({ runId: r.get('runId') as string, rows: Number(r.get('rows')), timestamp: num(r.get('timestamp')) ?? 0 }));
   }
 

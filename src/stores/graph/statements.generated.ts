@@ -50,6 +50,7 @@ export type StatementName =
   | 'runs/history'
   | 'runs/indexRuns'
   | 'runs/list'
+  | 'runs/listIncludingSoftDeleted'
   | 'runs/unindexedPage'
   | 'schema/aspectRunIndex'
   | 'schema/aspectVersionUnique'
