@@ -91,22 +91,16 @@ export class AccessTokens {
 
   async list(request: { start: number; count: number; filter: Filter }, principal: Principal): Promise<{ start: number; count: number; total: number; tokens: AccessTokenMetadata[] }> {
     requireScope(principal, 'admin');
-    const result = await this.search.search({
-      types: [TOKEN_ENTITY_TYPE],
-      input: '*',
+    const { total, urns } = await this.search.urnPage({
+      type: TOKEN_ENTITY_TYPE,
       filter: request.filter,
       sort: [{ field: 'createdAt', order: 'DESCENDING' }],
-      includeSoftDeleted: false,
       start: request.start,
       count: request.count,
-      facets: [],
-      skipAggregates: true,
-      skipHighlighting: true,
     });
-    const urns = result.hits.map((h) => h.urn);
     const infos = await this.reads.aspectsOfMany(urns, [dataHubAccessTokenInfo.name]);
     const tokens = urns.map((urn) => this.metadata(urn, infos.get(urn)?.get(dataHubAccessTokenInfo.name) ?? null));
-    return { start: request.start, count: tokens.length, total: result.total, tokens };
+    return { start: request.start, count: tokens.length, total, tokens };
   }
 
   /** Revokes a token id (a token's `jti`, or a listed token's id); true. */

@@ -76,49 +76,31 @@ export class IngestionSources {
   /** A page of sources matching a query and filters, in the search's order. */
   async list(request: { start: number; count: number; query: string; filter: Filter }, principal: Principal) {
     requireScope(principal, 'admin');
-    const result = await this.search.search({
-      types: [SOURCE_ENTITY_TYPE],
-      input: request.query,
-      filter: request.filter,
-      sort: [],
-      includeSoftDeleted: false,
-      start: request.start,
-      count: request.count,
-      facets: [],
-      skipAggregates: true,
-      skipHighlighting: true,
-    });
-    const urns = result.hits.map((h) => h.urn);
+    const { total, urns } = await this.search.urnPage({ type: SOURCE_ENTITY_TYPE, input: request.query, filter: request.filter, start: request.start, count: request.count });
     const infos = await this.reads.aspectsOfMany(urns, [dataHubIngestionSourceInfo.name]);
     const sources = urns.flatMap((urn) => {
       const info = infos.get(urn)?.get(dataHubIngestionSourceInfo.name);
       return info ? [{ urn, info }] : [];
     });
-    return { start: request.start, count: sources.length, total: result.total, sources };
+    return { start: request.start, count: sources.length, total, sources };
   }
 
   /** A source's execution requests, newest first by when they were asked for. */
   async executions(sourceUrn: string, start: number, count: number) {
-    const result = await this.search.search({
-      types: [EXECUTION_ENTITY_TYPE],
-      input: '*',
+    const { total, urns } = await this.search.urnPage({
+      type: EXECUTION_ENTITY_TYPE,
       filter: parseFilter({ or: [{ and: [{ field: EXECUTION_SOURCE_FIELD, values: [sourceUrn], condition: 'EQUAL' }] }] }),
       sort: [{ field: EXECUTION_REQUESTED_FIELD, order: 'DESCENDING' }],
-      includeSoftDeleted: false,
       start,
       count,
-      facets: [],
-      skipAggregates: true,
-      skipHighlighting: true,
     });
-    const urns = result.hits.map((h) => h.urn);
     const aspects = await this.reads.aspectsOfMany(urns, [dataHubExecutionRequestInput.name, dataHubExecutionRequestResult.name]);
     const executionRequests: ExecutionRequestView[] = urns.map((urn) => ({
       urn,
       input: aspects.get(urn)?.get(dataHubExecutionRequestInput.name) ?? null,
       result: aspects.get(urn)?.get(dataHubExecutionRequestResult.name) ?? null,
     }));
-    return { start, count: executionRequests.length, total: result.total, executionRequests };
+    return { start, count: executionRequests.length, total, executionRequests };
   }
 
   private sourceUrn(raw: string, field: string): string {

@@ -27,18 +27,13 @@ export class JobRuns {
 
   async of(parentUrn: string, start: number, count: number): Promise<RunsPage> {
     const { urn } = this.registry.parseEntityUrn(parentUrn);
-    const result = await this.search.search({
-      types: [RUN_ENTITY_TYPE],
-      input: '*',
+    const page = await this.search.urnPage({
+      type: RUN_ENTITY_TYPE,
       filter: parseFilter({ or: [{ and: [{ field: PARENT_TEMPLATE_FIELD, values: [urn.raw], condition: 'EQUAL' }] }] }),
       sort: [{ field: CREATED_FIELD, order: 'DESCENDING' }],
-      includeSoftDeleted: false,
       start,
       count,
-      facets: [],
-      skipAggregates: true,
-      skipHighlighting: true,
     });
-    return { start, count: result.hits.length, total: result.total, urns: result.hits.map((h) => h.urn) };
+    return { start, count: page.urns.length, total: page.total, urns: page.urns };
   }
 }

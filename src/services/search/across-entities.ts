@@ -358,6 +358,26 @@ export class AcrossEntitiesSearch {
     return { start: request.start, total: raw?.total ?? 0, hits: hits.map((h) => this.toHit(h, request.extraFields ?? [])), facets };
   }
 
+  /**
+   * A page of one entity type's urns in the search's order, soft-deleted entities left out, without facets or
+   * highlights: what a listing over the index (runs of a job, tokens, ingestion sources) reads before Neo4j.
+   */
+  async urnPage(request: { type: string; input?: string; filter: Filter; sort?: SortCriterion[]; start: number; count: number }): Promise<{ total: number; urns: string[] }> {
+    const result = await this.search({
+      types: [request.type],
+      input: request.input ?? '*',
+      filter: request.filter,
+      sort: request.sort ?? [],
+      includeSoftDeleted: false,
+      start: request.start,
+      count: request.count,
+      facets: [],
+      skipAggregates: true,
+      skipHighlighting: true,
+    });
+    return { total: result.total, urns: result.hits.map((h) => h.urn) };
+  }
+
   /** A page after the scroll id's position; `nextScrollId` is null once the last page was returned. */
   async scroll(request: AcrossRequest & { scrollId?: string | null }): Promise<AcrossResult & { nextScrollId: string | null }> {
     const prepared = this.prepare(request);
