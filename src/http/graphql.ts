@@ -18,6 +18,7 @@ import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
 import { assertionResolvers, assertionTypeDefs, type AssertionGraphqlDependencies } from './graphql-assertions';
 import { datasetResolvers, datasetTypeDefs, type DatasetGraphqlDependencies } from './graphql-dataset';
+import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
 import { ingestionResolvers, ingestionTypeDefs, type IngestionGraphqlDependencies } from './graphql-ingestion';
 import { labelResolvers, labelTypeDefs } from './graphql-labels';
@@ -293,7 +294,7 @@ async function fetchRequest(ctx: Context, limit: number, fetchAPI: { Request: ty
 }
 
 /** What the schema's resolvers call. */
-export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies, DatasetGraphqlDependencies, AssertionGraphqlDependencies {
+export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, AdminGraphqlDependencies, EntityGraphqlDependencies, IngestionGraphqlDependencies, DatasetGraphqlDependencies, AssertionGraphqlDependencies, DomainGraphqlDependencies {
   deprecation: DeprecationService;
   forms: FormAssignmentService;
   lineage: LineageService;
@@ -308,11 +309,11 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas, entities by urn, ingestion sources, operations, assertions). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas, entities by urn, ingestion sources, operations, assertions, domains). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry)],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -338,6 +339,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       entityResolvers(deps),
       ingestionResolvers(deps),
       assertionResolvers(deps),
+      domainResolvers(deps),
     ],
   });
 }

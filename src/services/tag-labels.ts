@@ -4,14 +4,12 @@ import { editableSchemaMetadata, globalTags, ownership, schemaMetadata, tagPrope
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { AspectStore } from '../stores/graph/aspect-store';
+import { addCreatorAsOwner } from './creator-owner';
 import type { ResourceRef } from './deprecation';
 import type { AspectTransform, IngestionService } from './ingestion';
 
 type Value = Record<string, unknown>;
 type TagAssociation = { tag: string } & Value;
-
-/** DataHub's ownership type of a creator made owner (OwnerUtils.addCreatorAsOwner). */
-const CREATOR_OWNERSHIP = { type: 'TECHNICAL_OWNER', typeUrn: 'urn:li:ownershipType:__system__technical_owner' };
 
 /** `tags` of a globalTags value with `change` applied; null when nothing changes (the write is then skipped). */
 function changedTags(current: Value | null | undefined, change: (tags: TagAssociation[]) => TagAssociation[]): Value | null {
@@ -44,15 +42,10 @@ export class TagLabels {
     if (input.name.trim() === '') throw new InvalidInputError('name must not be empty');
     if ((await this.store.existing([urn])).has(urn)) throw new InvalidInputError('This Tag already exists!');
     const properties: AspectTransform = (current) => (current ? null : { name: input.name, ...(input.description ? { description: input.description } : {}) });
-    const owner: AspectTransform = (current) => {
-      const owners = Array.isArray(current?.owners) ? (current!.owners as Value[]) : [];
-      if (owners.some((o) => o.owner === principal.actor)) return null;
-      return { ...(current ?? {}), owners: [...owners, { owner: principal.actor, ...CREATOR_OWNERSHIP }] };
-    };
     await this.ingestion.transformAspects(
       [
         { urn, aspectName: tagProperties.name, transform: properties },
-        { urn, aspectName: ownership.name, transform: owner },
+        { urn, aspectName: ownership.name, transform: addCreatorAsOwner(principal) },
       ],
       principal,
     );

@@ -303,4 +303,35 @@ describe('GraphQL the official client sends', () => {
     expect((await graphql(`mutation { revokeAccessToken(tokenId: "${created.metadata.id}") }`)).data).toEqual({ revokeAccessToken: true });
     expect((await svc.call('POST', '/api/graphql', { query: me }, { authorization: `Bearer ${created.accessToken}` })).status).toBe(401);
   });
+
+  it('creates domains (a child under its parent), sets, lists and unsets them, refusing what names nothing stored', async () => {
+    const id = uniqueId('dom').replace(/[^a-zA-Z0-9_]/g, '_');
+    const [a, b] = ['a', 'b'].map((n) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_${n},PROD)`);
+    for (const urn of [a, b]) await write(urn, 'datasetProperties', { name: urn, customProperties: {} });
+    const created = await graphql(`mutation { parent: createDomain(input: {id: "${id}", name: "Finance", description: "money"}) }`);
+    const parent = created.data.parent;
+    expect(parent).toBe(`urn:li:domain:${id}`);
+    const child = (await graphql(`mutation { createDomain(input: {name: "Billing", parentDomain: "${parent}"}) }`)).data.createDomain;
+    expect(child).toMatch(/^urn:li:domain:[0-9a-f-]{36}$/);
+    expect((await graphql(`mutation { createDomain(input: {id: "${id}", name: "again"}) }`)).errors?.[0]?.message).toMatch(/already exists/);
+    expect((await graphql(`mutation { createDomain(input: {name: "orphan", parentDomain: "urn:li:domain:${id}_none"}) }`)).errors?.[0]?.message).toMatch(/does not exist/);
+
+    expect((await graphql(`mutation { setDomain(entityUrn: "${a}", domainUrn: "${child}") }`)).data).toEqual({ setDomain: true });
+    // A batch naming an entity that is not stored changes nothing.
+    const refused = await graphql(`mutation { batchSetDomain(input: {domainUrn: "${parent}", resources: [{resourceUrn: "${b}"}, {resourceUrn: "urn:li:dataset:(urn:li:dataPlatform:hive,${id}_none,PROD)"}]}) }`);
+    expect(refused.errors?.[0]?.message).toMatch(/does not exist/);
+    const domainsOf = async () => (await graphql(`{ a: dataset(urn: "${a}") { domain { domain { urn properties { name } } } } b: dataset(urn: "${b}") { domain { domain { urn } } } }`)).data;
+    expect(await domainsOf()).toEqual({ a: { domain: { domain: { urn: child, properties: { name: 'Billing' } } } }, b: { domain: null } });
+    expect((await graphql(`mutation { batchSetDomain(input: {domainUrn: "${parent}", resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchSetDomain: true });
+    expect(await domainsOf()).toEqual({ a: { domain: { domain: { urn: parent, properties: { name: 'Finance' } } } }, b: { domain: { domain: { urn: parent } } } });
+    expect((await graphql(`mutation { unsetDomain(entityUrn: "${b}") }`)).data).toEqual({ unsetDomain: true });
+    expect((await domainsOf()).b).toEqual({ domain: null });
+
+    // The creator owns what it created; the child is listed under its parent.
+    const owners = await svc.call('GET', `/aspects/${encodeURIComponent(child)}?aspect=ownership&version=0`);
+    expect(owners.body.aspect['com.linkedin.common.Ownership'].owners.map((o: { owner: string }) => o.owner)).toEqual(['urn:li:corpuser:test-bot']);
+    await svc.indexer.waitUntilIndexed();
+    const listed = await graphql(`{ listDomains(input: {start: 0, count: 10, parentDomain: "${parent}"}) { total domains { urn properties { name description } } } }`);
+    expect(listed.data.listDomains).toEqual({ total: 1, domains: [{ urn: child, properties: { name: 'Billing', description: null } }] });
+  });
 });
