@@ -22,6 +22,7 @@ import { searchRoutes } from './http/routes/search';
 import { searchAcrossRoutes } from './http/routes/search-across';
 import { openApiV3Routes } from './http/routes/openapi-v3';
 import { AcrossEntitiesSearch } from './services/search/across-entities';
+import { Descriptions } from './services/descriptions';
 import { DomainAssignments } from './services/domain-assignments';
 import { EntityReads } from './services/entity-reads';
 import { EdgeScrollStore } from './stores/graph/edge-scroll-store';
@@ -264,6 +265,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const datasetOperations = new DatasetOperations(registry, reads, ingestion, timeseries);
   const assertions = new Assertions(registry, reads, retrieval, ingestion, timeseries);
   const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion);
+  const descriptions = new Descriptions(registry, reads, ingestion);
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -272,7 +274,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, search: searchAcross, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, descriptions, search: searchAcross, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

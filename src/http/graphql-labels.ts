@@ -1,8 +1,9 @@
 import type { GraphqlContext } from './graphql';
 import type { ResourceRef } from '../services/deprecation';
+import type { Descriptions, DescriptionUpdate } from '../services/descriptions';
 import type { TagLabels } from '../services/tag-labels';
 
-/** DataHub's tag mutations (the graph client's create_tag / remove_tag, and the UI's), over TagLabels. */
+/** DataHub's tag mutations (the graph client's create_tag / remove_tag, and the UI's), over TagLabels, and updateDescription. */
 export const labelTypeDefs = /* GraphQL */ `
   extend type Mutation {
     "Creates a tag (id: a new UUID when none is given) with its creator as owner; returns its urn. An existing id is refused."
@@ -14,6 +15,15 @@ export const labelTypeDefs = /* GraphQL */ `
     removeTag(input: TagAssociationInput!): Boolean
     batchAddTags(input: BatchAddTagsInput!): Boolean
     batchRemoveTags(input: BatchRemoveTagsInput!): Boolean
+    "Sets the edited description of an entity (its editable properties) or, with subResourceType DATASET_FIELD, of a dataset field."
+    updateDescription(input: DescriptionUpdateInput!): Boolean
+  }
+
+  input DescriptionUpdateInput {
+    description: String!
+    resourceUrn: String!
+    subResourceType: SubResourceType
+    subResource: String
   }
 
   input CreateTagInput {
@@ -51,7 +61,7 @@ type Single = ResourceRef & { tagUrn: string };
 type Several = ResourceRef & { tagUrns: string[] };
 type Batch = { tagUrns: string[]; resources: ResourceRef[] };
 
-export function labelResolvers({ tags }: { tags: TagLabels }) {
+export function labelResolvers({ tags, descriptions }: { tags: TagLabels; descriptions: Descriptions }) {
   const ref = ({ resourceUrn, subResourceType, subResource }: ResourceRef): ResourceRef => ({ resourceUrn, subResourceType, subResource });
   return {
     Mutation: {
@@ -61,6 +71,7 @@ export function labelResolvers({ tags }: { tags: TagLabels }) {
       removeTag: (_: unknown, { input }: { input: Single }, ctx: GraphqlContext) => tags.removeTags([input.tagUrn], [ref(input)], ctx.principal),
       batchAddTags: (_: unknown, { input }: { input: Batch }, ctx: GraphqlContext) => tags.addTags(input.tagUrns, input.resources, ctx.principal),
       batchRemoveTags: (_: unknown, { input }: { input: Batch }, ctx: GraphqlContext) => tags.removeTags(input.tagUrns, input.resources, ctx.principal),
+      updateDescription: (_: unknown, { input }: { input: DescriptionUpdate }, ctx: GraphqlContext) => descriptions.update(input, ctx.principal),
     },
   };
 }

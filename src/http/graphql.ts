@@ -9,6 +9,7 @@ import { requireScope, type Authenticator, type Principal } from '../auth';
 import type { RevocationCheck } from '../auth/revocation-check';
 import { DomainError } from '../model/errors';
 import type { DeprecationChange, DeprecationService, ResourceRef } from '../services/deprecation';
+import type { Descriptions } from '../services/descriptions';
 import type { FormAssignmentService } from '../services/form-assignment';
 import type { TagLabels } from '../services/tag-labels';
 import type { LineageService } from '../services/lineage/lineage-service';
@@ -299,6 +300,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   forms: FormAssignmentService;
   lineage: LineageService;
   tags: TagLabels;
+  descriptions: Descriptions;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {

@@ -82,4 +82,26 @@ describe('tag mutations', () => {
     expect((await graphql(`mutation { removeTag(input: {tagUrn: "${t1}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)).data).toEqual({ removeTag: true });
     expect((await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo).toEqual([{ fieldPath: 'email', globalTags: { tags: [] } }]);
   });
+
+  it('updates the edited description of an entity and of a dataset field, refusing a field not in the schema', async () => {
+    const id = uniqueId('described').replace(/[^a-zA-Z0-9_]/g, '_');
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id},PROD)`;
+    const chart = `urn:li:chart:(looker,${id})`;
+    const field = { fieldPath: 'email', nativeDataType: 'string', type: { type: { 'com.linkedin.schema.StringType': {} } } };
+    await write(dataset, 'schemaMetadata', { schemaName: id, platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } }, fields: [field] });
+    await write(chart, 'chartInfo', { title: id, description: 'ingested', lastModified: { created: { time: 0, actor: 'urn:li:corpuser:a' }, lastModified: { time: 0, actor: 'urn:li:corpuser:a' } } });
+    const update = (input: string) => graphql(`mutation { updateDescription(input: ${input}) }`);
+    expect((await update(`{description: "the orders", resourceUrn: "${dataset}"}`)).data).toEqual({ updateDescription: true });
+    expect((await update(`{description: "who to mail", resourceUrn: "${dataset}", subResourceType: DATASET_FIELD, subResource: "email"}`)).data).toEqual({ updateDescription: true });
+    expect((await update(`{description: "edited", resourceUrn: "${chart}"}`)).data).toEqual({ updateDescription: true });
+    expect((await aspectOf(dataset, 'editableDatasetProperties'))?.description).toBe('the orders');
+    expect((await aspectOf(dataset, 'editableSchemaMetadata'))?.editableSchemaFieldInfo).toEqual([{ fieldPath: 'email', description: 'who to mail' }]);
+    expect(await aspectOf(chart, 'editableChartProperties')).toMatchObject({ description: 'edited', lastModified: { actor: 'urn:li:corpuser:test-bot' } });
+    expect((await aspectOf(chart, 'chartInfo'))?.description).toBe('ingested');
+
+    // Refused, changing nothing: a field not in the schema, an entity not stored.
+    expect((await update(`{description: "x", resourceUrn: "${dataset}", subResourceType: DATASET_FIELD, subResource: "phone"}`)).errors?.[0]?.message).toMatch(/Field phone does not exist/);
+    expect((await update(`{description: "x", resourceUrn: "urn:li:dataset:(urn:li:dataPlatform:hive,${id}_none,PROD)"}`)).errors?.[0]?.message).toMatch(/does not exist/);
+    expect((await aspectOf(dataset, 'editableSchemaMetadata'))?.editableSchemaFieldInfo).toEqual([{ fieldPath: 'email', description: 'who to mail' }]);
+  });
 });
