@@ -7,7 +7,7 @@ import { makeUrn, platformUrn } from '../model/urn';
 import type { EntityReads } from './entity-reads';
 import type { IngestionService } from './ingestion';
 import type { RetrievalService } from './retrieval';
-import type { TimeseriesService } from './timeseries';
+import type { EventCriterion, TimeseriesService } from './timeseries';
 
 const ASSERTION_ENTITY_TYPE = 'assertion';
 const SCHEMA_FIELD_ENTITY_TYPE = 'schemaField';
@@ -49,7 +49,7 @@ export interface RunEventsRequest {
   startTimeMillis?: number | null;
   endTimeMillis?: number | null;
   limit?: number | null;
-  criteria?: { field: string; values?: string[] | null; value?: string | null; condition?: string | null; negated?: boolean | null }[];
+  criteria?: EventCriterion[];
 }
 
 const entries = (list: { key: string; value?: string | null }[] | null | undefined) =>
@@ -142,20 +142,13 @@ export class Assertions {
 
   /** An assertion's run events, newest first, with how many completed as successes, failures and errors. */
   async runEvents(assertionUrn: string, request: RunEventsRequest) {
-    const criteria = [
-      ...(request.status ? [{ field: RUN_EVENT_STATUS_FIELD, values: [request.status], condition: 'EQUAL', negated: false }] : []),
-      ...(request.criteria ?? []).map((c) => ({ field: c.field, values: c.values ?? (c.value !== null && c.value !== undefined ? [c.value] : []), condition: c.condition ?? 'EQUAL', negated: c.negated === true })),
-    ];
-    const answer = await this.timeseries.values({
+    const events = await this.timeseries.events({
+      ...request,
       urn: assertionUrn,
       entity: ASSERTION_ENTITY_TYPE,
       aspect: assertionRunEvent.name,
-      ...(request.startTimeMillis !== null && request.startTimeMillis !== undefined ? { startTimeMillis: request.startTimeMillis } : {}),
-      ...(request.endTimeMillis !== null && request.endTimeMillis !== undefined ? { endTimeMillis: request.endTimeMillis } : {}),
-      ...(request.limit !== null && request.limit !== undefined ? { limit: request.limit } : {}),
-      ...(criteria.length > 0 ? { filter: { or: [{ and: criteria }] } } : {}),
+      criteria: [...(request.status ? [{ field: RUN_EVENT_STATUS_FIELD, values: [request.status] }] : []), ...(request.criteria ?? [])],
     });
-    const events = answer.values.map((v) => JSON.parse(v.aspect.value) as Value);
     const completed = (type: string) => events.filter((e) => e.status === 'COMPLETE' && (e.result as Value | undefined)?.type === type).length;
     return { total: events.length, succeeded: completed('SUCCESS'), failed: completed('FAILURE'), errored: completed('ERROR'), events };
   }

@@ -4,7 +4,7 @@ import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { EntityReads } from './entity-reads';
 import type { IngestionService } from './ingestion';
-import type { TimeseriesService } from './timeseries';
+import type { EventCriterion, TimeseriesService } from './timeseries';
 
 export interface ReportOperationInput {
   urn: string;
@@ -22,7 +22,7 @@ export interface OperationsRange {
   endTimeMillis?: number | null;
   limit?: number | null;
   /** AND of field criteria on the operation (operationType, sourceType, partition…). */
-  criteria?: { field: string; values?: string[] | null; value?: string | null; condition?: string | null; negated?: boolean | null }[];
+  criteria?: EventCriterion[];
 }
 
 /** The time-series field of an operation's partition (the client's filters name it `partition`). */
@@ -69,21 +69,12 @@ export class DatasetOperations {
   /** The dataset's operations in the range, newest first. */
   async recent(rawUrn: string, range: OperationsRange): Promise<Record<string, unknown>[]> {
     const { urn, entity } = this.registry.parseEntityUrn(rawUrn, 'urn');
-    const criteria = (range.criteria ?? []).map((c) => ({
-      field: c.field === 'partition' ? PARTITION_FIELD : c.field,
-      values: c.values ?? (c.value !== null && c.value !== undefined ? [c.value] : []),
-      condition: c.condition ?? 'EQUAL',
-      negated: c.negated === true,
-    }));
-    const answer = await this.timeseries.values({
+    return this.timeseries.events({
+      ...range,
       urn: urn.raw,
       entity: entity.name,
       aspect: operation.name,
-      ...(range.startTimeMillis !== null && range.startTimeMillis !== undefined ? { startTimeMillis: range.startTimeMillis } : {}),
-      ...(range.endTimeMillis !== null && range.endTimeMillis !== undefined ? { endTimeMillis: range.endTimeMillis } : {}),
-      ...(range.limit !== null && range.limit !== undefined ? { limit: range.limit } : {}),
-      ...(criteria.length > 0 ? { filter: { or: [{ and: criteria }] } } : {}),
+      criteria: (range.criteria ?? []).map((c) => (c.field === 'partition' ? { ...c, field: PARTITION_FIELD } : c)),
     });
-    return answer.values.map((v) => JSON.parse(v.aspect.value) as Record<string, unknown>);
   }
 }

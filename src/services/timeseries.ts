@@ -26,6 +26,26 @@ export interface TimeseriesValuesRequest {
   latestValue?: boolean;
 }
 
+/** A criterion as GraphQL's FacetFilterInput gives it (one value or several; EQUAL unless said). */
+export interface EventCriterion {
+  field: string;
+  values?: string[] | null;
+  value?: string | null;
+  condition?: string | null;
+  negated?: boolean | null;
+}
+
+/** Events of one entity's time-series aspect in a window (each bound and the limit optional), matching every criterion. */
+export interface EventsRequest {
+  urn: string;
+  entity: string;
+  aspect: string;
+  startTimeMillis?: number | null;
+  endTimeMillis?: number | null;
+  limit?: number | null;
+  criteria?: EventCriterion[];
+}
+
 export interface TruncateRequest {
   entityType: string;
   aspect: string;
@@ -288,6 +308,27 @@ export class TimeseriesService implements TimeseriesSink {
       ...(request.endTimeMillis !== undefined ? { endTimeMillis: request.endTimeMillis } : {}),
       values: hits.map((h) => ({ aspect: { value: JSON.stringify(h.source.event ?? {}), contentType: 'application/json' } })),
     };
+  }
+
+  /** The events a GraphQL time-series field asks for (DataHub's TimeSeriesAspectResolver), newest first, as values. */
+  async events(request: EventsRequest): Promise<Record<string, unknown>[]> {
+    const given = <T>(v: T | null | undefined): v is T => v !== null && v !== undefined;
+    const criteria = (request.criteria ?? []).map((c) => ({
+      field: c.field,
+      values: c.values ?? (given(c.value) ? [c.value] : []),
+      condition: c.condition ?? 'EQUAL',
+      negated: c.negated === true,
+    }));
+    const answer = await this.values({
+      urn: request.urn,
+      entity: request.entity,
+      aspect: request.aspect,
+      ...(given(request.startTimeMillis) ? { startTimeMillis: request.startTimeMillis } : {}),
+      ...(given(request.endTimeMillis) ? { endTimeMillis: request.endTimeMillis } : {}),
+      ...(given(request.limit) ? { limit: request.limit } : {}),
+      ...(criteria.length > 0 ? { filter: { or: [{ and: criteria }] } } : {}),
+    });
+    return answer.values.map((v) => JSON.parse(v.aspect.value) as Record<string, unknown>);
   }
 
   /**
