@@ -21,6 +21,8 @@ import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
 import { searchAcrossRoutes } from './http/routes/search-across';
 import { openApiV3Routes } from './http/routes/openapi-v3';
+import { openApiV3GenericRoutes, openApiV3WriteRoutes } from './http/routes/openapi-v3-writes';
+import { OpenApiEntities } from './services/openapi-entities';
 import { AcrossEntitiesSearch } from './services/search/across-entities';
 import { Descriptions } from './services/descriptions';
 import { DomainAssignments } from './services/domain-assignments';
@@ -266,6 +268,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const assertions = new Assertions(registry, reads, retrieval, ingestion, timeseries);
   const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion);
   const descriptions = new Descriptions(registry, reads, ingestion);
+  const openApiEntities = new OpenApiEntities(registry, ingestion, reads, timeseries);
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -280,7 +283,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
       ...lineageRoutes(lineage),
       ...searchRoutes(searchService),
       ...searchAcrossRoutes(searchAcross, reads),
+      ...openApiV3GenericRoutes(openApiEntities, reads),
       ...openApiV3Routes(reads),
+      ...openApiV3WriteRoutes(openApiEntities),
       ...testRoutes(tests),
       ...timeseriesRoutes(timeseries),
       ...operationsRoutes(operations),

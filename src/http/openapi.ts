@@ -45,7 +45,7 @@ export interface OpenApiOperation {
   'x-non-rpc'?: true;
 }
 
-export type HttpMethodKey = 'get' | 'post' | 'delete';
+export type HttpMethodKey = 'get' | 'post' | 'delete' | 'patch' | 'head';
 
 export interface OpenApiDocument {
   openapi: '3.1.0';

@@ -25,7 +25,7 @@ export interface RouteInput {
  */
 export interface RouteDefinition {
   operationId: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'HEAD';
   /** koa-router path, e.g. `/aspects` or `/entitiesV2/:urn`. */
   path: string;
   /** For RPC actions dispatched on `?action=`. */

@@ -150,6 +150,8 @@ async function handle(route: CompiledRoute, ctx: Context, principal: Principal, 
     if (raw === undefined) continue;
     if ((schema as Schema).type === 'array') query[name] = parseListParam(raw);
     else query[name] = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    // Python clients send `async=False` (str() of a bool); DataHub's server reads booleans in any case.
+    if ((schema as Schema).type === 'boolean' && typeof query[name] === 'string') query[name] = (query[name] as string).toLowerCase();
   }
   if (route.query && !route.query(query)) throw new InvalidInputError(`Invalid query parameters: ${describe(route.query, 'query')}`);
   // A body in a media type the JSON parser does not read would be dropped silently, and the call run with defaults.
@@ -158,7 +160,9 @@ async function handle(route: CompiledRoute, ctx: Context, principal: Principal, 
     ctx.throw(415, `Unsupported Content-Type '${ctx.get('content-type')}': send the request body as application/json`);
   }
   const rawBody = (ctx.request as { body?: unknown }).body;
-  const body = rawBody === undefined || rawBody === null || (typeof rawBody === 'string' && rawBody === '') ? {} : rawBody;
+  // The official client's OpenAPI delete sends `[]`: on a route that takes no body, an empty list is no body.
+  const empty = rawBody === undefined || rawBody === null || rawBody === '' || (!route.def.body && Array.isArray(rawBody) && rawBody.length === 0);
+  const body = empty ? {} : rawBody;
   // A route whose body schema is a list (OpenAPI v3 batchGet) takes a JSON list; every other route an object.
   const wantsList = (route.def.body as Schema | undefined)?.type === 'array';
   if (typeof body !== 'object' || Array.isArray(body) !== wantsList) throw new InvalidInputError(`Request body must be a JSON ${wantsList ? 'list' : 'object'}`);

@@ -330,6 +330,14 @@ export class Registry {
     return spec;
   }
 
+  /** An aspect of the entity type named in a path, in any case (`globaltags`), as DataHub's OpenAPI looks it up. */
+  aspectAnyCase(entity: EntitySpec, aspectName: string): AspectSpec {
+    if (entity.aspects.has(aspectName)) return this.aspectFor(entity, aspectName);
+    const lower = aspectName.toLowerCase();
+    const match = [...entity.aspects].find((name) => name.toLowerCase() === lower);
+    return this.aspectFor(entity, match ?? aspectName);
+  }
+
   aspectByRecordName(recordName: string): AspectSpec | undefined {
     return this.aspectsByRecordName.get(recordName);
   }

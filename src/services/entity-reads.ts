@@ -13,6 +13,9 @@ const MAX_PAGE = 10_000;
 /** An entity in DataHub's OpenAPI v3 form: `{urn, <aspect>: {value, systemMetadata?}}`. */
 export type V3Entity = Record<string, unknown> & { urn: string };
 
+/** The entity type segment of DataHub's `/openapi/v3/entity/generic/...` façade: the type is the urn's own. */
+export const GENERIC = 'generic';
+
 /** DataHub's OpenAPI v3 filter body: `{and: [{criteria: [...]}, ...]}`, each inner list ANDed, the outer list ORed. */
 export function parseV3Filter(raw: unknown, what = 'filter'): Filter {
   if (raw === undefined || raw === null) return [];
@@ -145,7 +148,7 @@ export class EntityReads {
   }
 
   /** Latest aspects of existing entities (null names = all), in v3 form; an entity without any stored aspect is left out. */
-  private async v3Entities(requests: { urn: string; aspects: string[] | null }[], systemMetadata: boolean): Promise<V3Entity[]> {
+  async v3Entities(requests: { urn: string; aspects: string[] | null }[], systemMetadata: boolean): Promise<V3Entity[]> {
     const read = await Promise.all(requests.map((r) => this.store.latest(r.urn, r.aspects)));
     return requests.flatMap((r, i) => (read[i].length > 0 ? [this.v3Form(r.urn, read[i], systemMetadata)] : []));
   }
@@ -178,7 +181,7 @@ export class EntityReads {
 
   /** `GET /openapi/v3/entity/{entityName}/{urn}`: 404 when the entity has no stored aspect. */
   async v3Get(rawEntityName: string, rawUrn: string, aspects: string[] | null, systemMetadata: boolean): Promise<V3Entity> {
-    const entityName = this.entityName(rawEntityName);
+    const entityName = rawEntityName === GENERIC ? this.registry.parseEntityUrn(rawUrn).entity.name : this.entityName(rawEntityName);
     const urn = this.checkUrn(entityName, rawUrn);
     const names = aspects && aspects.length > 0 ? this.checkAspects(entityName, aspects) : null;
     const [entity] = await this.v3Entities([{ urn, aspects: names }], systemMetadata);
@@ -211,7 +214,8 @@ export class EntityReads {
       filter: request.filter,
       sort: request.sort,
       includeSoftDeleted: request.includeSoftDelete,
-      count: boundedCount(request.count, 10),
+      // DataHub lowers a count above its page limit to the limit without saying so; its clients rely on that.
+      count: boundedCount(Math.min(request.count ?? 10, MAX_PAGE), 10),
       scrollId: request.scrollId,
       skipAggregates: true,
       skipHighlighting: true,

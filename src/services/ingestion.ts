@@ -120,6 +120,20 @@ export class IngestionService {
     return { urn: urn.raw, rows: outcome.rows, timeseriesRows };
   }
 
+  /**
+   * Hard delete of several aspects of one entity as one unit: versioned ones with all their versions and what they
+   * projected, time-series ones with all their rows. The entity and its other aspects stay.
+   */
+  async deleteAspects(rawUrn: unknown, aspectNames: string[]): Promise<void> {
+    const { urn, entity } = this.registry.parseEntityUrn(rawUrn);
+    const aspects = aspectNames.map((n) => this.registry.aspectFor(entity, n));
+    if (aspects.some((a) => a.name === entity.keyAspect)) throw new InvalidInputError(`Deleting the key aspect '${entity.keyAspect}' deletes the entity: delete the entity instead`);
+    if (aspects.some((a) => a.timeseries) && !this.timeseries) throw new InvalidInputError('Time-series aspects are not supported by this deployment');
+    const items: DeleteItem[] = aspects.filter((a) => !a.timeseries).map((a) => ({ kind: 'deleteAspect', urn: urn.raw, entityType: urn.entityType, name: a.name }));
+    await this.submit(items);
+    for (const a of aspects.filter((x) => x.timeseries)) await this.timeseries!.deleteForUrn(urn.raw, { aspect: a.name });
+  }
+
   /** What a stored value of an aspect projects (hash, edges, column edges), for writes restoring a kept version. */
   projectStored(aspectName: string, value: Record<string, unknown>): Projected {
     return this.prepare.projectStored(aspectName, value);

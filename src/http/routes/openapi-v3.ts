@@ -36,7 +36,7 @@ const slicing: Record<string, Schema> = {
 
 /** Query parameters every entity scroll takes (the page, its order, what each entity carries). */
 const scrollPage: Record<string, Schema> = {
-  count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
+  count: { type: 'integer', minimum: 0, default: 10, description: 'At most 10,000: a larger count is lowered to it, as DataHub does' },
   query: { type: 'string', default: '*', maxLength: 10000 },
   scrollId: { type: 'string', maxLength: 10000 },
   sortOrder: { type: 'string', enum: ['ASCENDING', 'DESCENDING'], default: 'ASCENDING' },
