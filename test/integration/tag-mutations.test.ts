@@ -5,7 +5,8 @@ import { mintToken, startTestService, uniqueId, type TestService } from '../supp
 
 /**
  * DataHub's tag mutations: the graph client's create_tag / remove_tag (GraphQL createTag and removeTag, which were
- * missing: both raised), and addTag(s) / batchAddTags / batchRemoveTags on entities and dataset fields.
+ * missing: both raised), addTag(s) / batchAddTags / batchRemoveTags and the glossary term twins (addTerm(s), removeTerm,
+ * batchAddTerms, batchRemoveTerms) on entities and dataset fields.
  */
 describe('tag mutations', () => {
   let svc: TestService;
@@ -81,6 +82,41 @@ describe('tag mutations', () => {
     expect((await aspectOf(b, 'globalTags'))?.tags).toEqual([]);
     expect((await graphql(`mutation { removeTag(input: {tagUrn: "${t1}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)).data).toEqual({ removeTag: true });
     expect((await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo).toEqual([{ fieldPath: 'email', globalTags: { tags: [] } }]);
+  });
+
+  it('adds and removes glossary terms on entities and dataset fields, with the audit stamp the aspect requires', async () => {
+    const id = uniqueId('termed').replace(/[^a-zA-Z0-9_]/g, '_');
+    const [a, b] = ['a', 'b'].map((n) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_${n},PROD)`);
+    const field = { fieldPath: 'email', nativeDataType: 'string', type: { type: { 'com.linkedin.schema.StringType': {} } } };
+    for (const urn of [a, b]) {
+      await write(urn, 'schemaMetadata', { schemaName: id, platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: { 'com.linkedin.schema.OtherSchema': { rawSchema: '' } }, fields: [field] });
+    }
+    const [pii, email] = [`urn:li:glossaryTerm:${id}.Pii`, `urn:li:glossaryTerm:${id}.Email`];
+    for (const term of [pii, email]) await write(term, 'glossaryTermInfo', { definition: 'x', termSource: 'INTERNAL' });
+
+    expect((await graphql(`mutation { addTerms(input: {termUrns: ["${pii}", "${email}"], resourceUrn: "${a}"}) }`)).data).toEqual({ addTerms: true });
+    expect((await graphql(`mutation { addTerm(input: {termUrn: "${email}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)).data).toEqual({ addTerm: true });
+    const terms = await aspectOf(a, 'glossaryTerms');
+    expect(terms?.terms).toEqual([{ urn: pii }, { urn: email }]);
+    expect(terms?.auditStamp).toEqual({ time: expect.any(Number), actor: 'urn:li:corpuser:test-bot' });
+    const fieldInfo = (await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo;
+    expect(fieldInfo).toEqual([{ fieldPath: 'email', glossaryTerms: { terms: [{ urn: email }], auditStamp: { time: expect.any(Number), actor: 'urn:li:corpuser:test-bot' } } }]);
+
+    // A tag urn where a term is expected, or a missing term, refuses the batch before any write.
+    for (const [input, error] of [
+      [`{termUrns: ["urn:li:tag:${id}"], resources: [{resourceUrn: "${b}"}]}`, /not a glossary term urn/],
+      [`{termUrns: ["${pii}", "urn:li:glossaryTerm:${id}.Missing"], resources: [{resourceUrn: "${b}"}]}`, /glossary term .* does not exist/],
+    ] as const) {
+      expect((await graphql(`mutation { batchAddTerms(input: ${input}) }`)).errors?.[0]?.message).toMatch(error);
+    }
+    expect(await aspectOf(b, 'glossaryTerms')).toBeNull();
+
+    expect((await graphql(`mutation { batchAddTerms(input: {termUrns: ["${pii}"], resources: [{resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchAddTerms: true });
+    expect((await graphql(`mutation { batchRemoveTerms(input: {termUrns: ["${pii}"], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchRemoveTerms: true });
+    expect((await aspectOf(a, 'glossaryTerms'))?.terms).toEqual([{ urn: email }]);
+    expect((await aspectOf(b, 'glossaryTerms'))?.terms).toEqual([]);
+    expect((await graphql(`mutation { removeTerm(input: {termUrn: "${email}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)).data).toEqual({ removeTerm: true });
+    expect((await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo[0].glossaryTerms.terms).toEqual([]);
   });
 
   it('updates the edited description of an entity and of a dataset field, refusing a field not in the schema', async () => {
