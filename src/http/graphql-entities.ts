@@ -2,7 +2,9 @@ import type { GraphqlContext } from './graphql';
 import { hasScope, type Principal } from '../auth';
 import { tryParseUrn } from '../model/urn';
 import { GRAPHQL_OBJECT } from './graphql-search';
+import type { Registry } from '../model/registry';
 import type { EntityReads } from '../services/entity-reads';
+import { perRequestLoader } from './graphql-request-loader';
 
 /**
  * The query by urn of each entity type with a GraphQL object, named as DataHub names it (the object's name with its
@@ -20,16 +22,20 @@ export const QUERIES_BY_URN: ReadonlyMap<string, string> = new Map(
  */
 export const entityTypeDefs = /* GraphQL */ `
   extend type Query {
-    "Any entity by urn; null when it is not stored."
+    "Any entity by urn, stored or not (its exists field tells); null when the urn is not one of a known entity type."
     entity(urn: String!): Entity
-    "Entities by urn, in the order asked; null for each one not stored."
+    "Entities by urn, in the order asked, as entity answers each."
     entities(urns: [String!]!): [Entity]
-    ${[...QUERIES_BY_URN].map(([query, entityType]) => `"A ${entityType} by urn; null when no such entity is stored."\n    ${query}(urn: String!): ${GRAPHQL_OBJECT[entityType]}`).join('\n    ')}
+    ${[...QUERIES_BY_URN].map(([query, entityType]) => `"A ${entityType} by urn, stored or not (exists tells); null for a urn of another type."\n    ${query}(urn: String!): ${GRAPHQL_OBJECT[entityType]}`).join('\n    ')}
     "The caller: the actor of its token and what its scopes allow."
     me: AuthenticatedUser
     "The server's configuration as the UI and the CLI read it."
     appConfig: AppConfig
   }
+
+  ${Object.values(GRAPHQL_OBJECT)
+    .map((object) => `extend type ${object} {\n    "Whether the entity is stored (a soft-deleted one too), as DataHub's exists."\n    exists: Boolean\n  }`)
+    .join('\n\n  ')}
 
   type AuthenticatedUser {
     corpUser: CorpUser!
@@ -128,24 +134,32 @@ export function platformPrivileges(principal: Principal): Record<string, boolean
 
 export interface EntityGraphqlDependencies {
   reads: EntityReads;
+  registry: Registry;
   /** The service's version (appConfig.appVersion). */
   version: string;
 }
 
-export function entityResolvers({ reads, version }: EntityGraphqlDependencies) {
-  const stored = async (urns: string[]) => {
-    const parsed = urns.map((u) => tryParseUrn(u));
-    const existing = await reads.existing(parsed.flatMap((u) => (u ? [u.raw] : [])));
-    return parsed.map((u) => (u && existing.has(u.raw) ? { urn: u.raw, type: u.entityType } : null));
+export function entityResolvers({ reads, version, registry }: EntityGraphqlDependencies) {
+  // As in DataHub, any well-formed urn of a known type resolves to its entity, stored or not (DataHub reads its key
+  // aspect from the urn); `exists` tells which. A urn that is not one is null.
+  const resolve = (raw: string) => {
+    const urn = tryParseUrn(raw);
+    return urn && urn.namespace === registry.urnNamespace && registry.entities.has(urn.entityType) ? { urn: urn.raw, type: urn.entityType } : null;
   };
-  const ofType = (entityType: string) => async (_: unknown, args: { urn: string }) => {
-    const [found] = await stored([args.urn]);
+  const ofType = (entityType: string) => (_: unknown, args: { urn: string }) => {
+    const found = resolve(args.urn);
     return found?.type === entityType ? found : null;
   };
+  const stored = perRequestLoader(async (urns: readonly string[]) => {
+    const existing = await reads.existing([...urns]);
+    return urns.map((u) => existing.has(u));
+  });
+  const exists = { exists: (e: { urn: string }, _: unknown, ctx: object) => stored(ctx).load(e.urn) };
   return {
+    ...Object.fromEntries(Object.values(GRAPHQL_OBJECT).map((object) => [object, exists])),
     Query: {
-      entity: async (_: unknown, args: { urn: string }) => (await stored([args.urn]))[0],
-      entities: (_: unknown, args: { urns: string[] }) => stored(args.urns),
+      entity: (_: unknown, args: { urn: string }) => resolve(args.urn),
+      entities: (_: unknown, args: { urns: string[] }) => args.urns.map(resolve),
       ...Object.fromEntries([...QUERIES_BY_URN].map(([query, entityType]) => [query, ofType(entityType)])),
       me: (_: unknown, __: unknown, ctx: GraphqlContext) => ({ corpUser: { urn: ctx.principal.actor, type: 'corpuser' }, platformPrivileges: platformPrivileges(ctx.principal) }),
       appConfig: () => ({

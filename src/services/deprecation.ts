@@ -60,14 +60,13 @@ export class DeprecationService {
     private readonly ingestion: IngestionService,
   ) {}
 
-  /** A dataset and its deprecation (null when never set); null when no such dataset is stored. */
-  async dataset(rawUrn: unknown): Promise<{ urn: string; deprecation: Deprecation | null } | null> {
+  /** A dataset and its deprecation (null when never set), stored or not, as DataHub answers `dataset(urn)`. */
+  async dataset(rawUrn: unknown): Promise<{ urn: string; type: string; deprecation: Deprecation | null }> {
     const { urn, entity } = this.registry.parseEntityUrn(rawUrn, 'urn');
     if (entity.name !== 'dataset') throw new InvalidInputError(`Invalid urn '${urn.raw}': not a dataset urn`);
-    const aspects = await this.store.latest(urn.raw, [entity.keyAspect, ASPECT]);
-    if (aspects.length === 0) return null;
+    const aspects = await this.store.latest(urn.raw, [ASPECT]);
     const stored = aspects.find((a) => a.name === ASPECT);
-    return { urn: urn.raw, deprecation: stored ? toDeprecation(stored.value) : null };
+    return { urn: urn.raw, type: entity.name, deprecation: stored ? toDeprecation(stored.value) : null };
   }
 
   async updateDeprecation(input: { urn: unknown } & DeprecationChange, principal: Principal): Promise<true> {

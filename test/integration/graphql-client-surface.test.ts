@@ -115,21 +115,22 @@ describe('GraphQL the official client sends', () => {
     const missing = `urn:li:tag:${id}_missing`;
     const answer = await graphql(`{
       entity(urn: "${chart}") { urn type ... on Chart { properties { name } } }
-      entities(urns: ["${tag}", "${missing}", "${user}"]) { urn type }
-      tag(urn: "${tag}") { name properties { name } }
+      entities(urns: ["${tag}", "${missing}", "${user}", "not a urn"]) { urn type ... on Tag { exists } }
+      tag(urn: "${tag}") { name properties { name } exists }
       notATag: tag(urn: "${chart}") { urn }
       corpUser(urn: "${user}") { username properties { displayName email active } }
       chart(urn: "${chart}") { platform { urn } }
-      nothing: entity(urn: "${missing}") { urn } }`);
+      nothing: entity(urn: "${missing}") { urn ... on Tag { exists properties { name } } } }`);
     expect(answer).toEqual({
       data: {
         entity: { urn: chart, type: 'CHART', properties: { name: id } },
-        entities: [{ urn: tag, type: 'TAG' }, null, { urn: user, type: 'CORP_USER' }],
-        tag: { name: id, properties: { name: `${id} tag` } },
+        // As DataHub: a urn of a known type resolves whether stored or not, and `exists` tells which.
+        entities: [{ urn: tag, type: 'TAG', exists: true }, { urn: missing, type: 'TAG', exists: false }, { urn: user, type: 'CORP_USER' }, null],
+        tag: { name: id, properties: { name: `${id} tag` }, exists: true },
         notATag: null,
         corpUser: { username: id, properties: { displayName: 'Ada', email: 'ada@example.com', active: true } },
         chart: { platform: { urn: 'urn:li:dataPlatform:looker' } },
-        nothing: null,
+        nothing: { urn: missing, exists: false, properties: null },
       },
       extensions: {},
     });
@@ -235,7 +236,7 @@ describe('GraphQL the official client sends', () => {
     expect((await report(`{urn: "${missing}", operationType: INSERT, sourceType: DATA_PROCESS}`)).errors?.[0]?.message).toMatch(/does not exist/);
     expect((await report(`{urn: "${dataset}", operationType: CUSTOM, sourceType: DATA_PROCESS}`)).errors?.[0]?.message).toMatch(/customOperationType is required/);
     const after = await graphql(`{ dataset(urn: "${dataset}") { operations { operationType } } missing: dataset(urn: "${missing}") { urn } }`);
-    expect(after.data).toEqual({ dataset: { operations: [{ operationType: 'CUSTOM' }, { operationType: 'UPDATE' }, { operationType: 'INSERT' }] }, missing: null });
+    expect(after.data).toEqual({ dataset: { operations: [{ operationType: 'CUSTOM' }, { operationType: 'UPDATE' }, { operationType: 'INSERT' }] }, missing: { urn: missing } });
   });
 
   it("keeps custom assertions and their results as the graph client writes them, and Airflow's assertion circuit breaker reads them", async () => {

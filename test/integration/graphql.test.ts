@@ -85,9 +85,15 @@ describe('GraphQL deprecation', () => {
     }
   });
 
-  it('answers null for a dataset that does not exist', async () => {
-    const res = await graphql(DEPRECATION_QUERY, { urn: datasetUrn('ghost') });
-    expect(res.body).toEqual({ data: { dataset: null }, extensions: {} });
+  it('answers a dataset that is not stored as DataHub does: the dataset, with exists false and no deprecation', async () => {
+    const ghost = datasetUrn('ghost');
+    const res = await graphql(DEPRECATION_QUERY, { urn: ghost });
+    expect(res.body).toEqual({ data: { dataset: { urn: ghost, deprecation: null } }, extensions: {} });
+    // Many in one request share one read, each alias answered for its own urn (DataHub's exists batching smoke test).
+    const stored = await createDataset();
+    const urns = [stored, ghost, stored, datasetUrn('ghost2')];
+    const batched = await graphql(`{ ${urns.map((u, i) => `e${i}: dataset(urn: "${u}") { urn exists }`).join(' ')} }`, {});
+    expect(batched.body.data).toEqual({ e0: { urn: stored, exists: true }, e1: { urn: ghost, exists: false }, e2: { urn: stored, exists: true }, e3: { urn: urns[3], exists: false } });
   });
 
   it('refuses to deprecate an entity that does not exist, with the documented error', async () => {
