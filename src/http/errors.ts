@@ -88,9 +88,12 @@ export function answerUnparsableRequests(server: Server): void {
     const message =
       status === 431 ? 'Request line or headers are too large' : status === 408 ? 'Request not received in time' : 'Malformed HTTP request';
     const body = JSON.stringify({ status, message, exceptionClass: 'InvalidInputError' } satisfies ErrorBody);
+    // The answer to a HEAD request has no body: a client reads one as the start of the next response.
+    const rawPacket = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+    const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   });
 }

@@ -9,6 +9,7 @@ import type { EntityReads } from '../services/entity-reads';
 import type { AspectValues } from '../services/lineage/lineage-service';
 import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
 import { parseFilter, type Filter } from '../services/search/query-builder';
+import type { SearchService } from '../services/search/search-service';
 import { lineageTypeDefs } from './graphql-lineage';
 import { perRequestLoader } from './graphql-request-loader';
 
@@ -25,6 +26,50 @@ const typeDefs = /* GraphQL */ `
     scrollAcrossEntities(input: ScrollAcrossEntitiesInput!): ScrollResults
     "Facet counts of a search over several entity types."
     aggregateAcrossEntities(input: AggregateAcrossEntitiesInput!): AggregateResults
+    "Search over one entity type (DataHub's original search query), paged by start/count."
+    search(input: SearchInput!): SearchResults
+    "One level of an entity type's browse paths: the groups below the path (each counting the entities anywhere under it), then the entities at it."
+    browse(input: BrowseInput!): BrowseResults
+  }
+
+  input SearchInput {
+    type: EntityType!
+    query: String!
+    start: Int
+    count: Int
+    "Deprecated: AND of criteria; with orFilters, added to every OR branch."
+    filters: [FacetFilterInput!]
+    orFilters: [AndFilterInput!]
+    searchFlags: SearchFlags
+  }
+
+  input BrowseInput {
+    type: EntityType!
+    "The path segments, e.g. prod then hive; none: the top level."
+    path: [String!]
+    start: Int
+    count: Int
+    filters: [FacetFilterInput!]
+    orFilters: [AndFilterInput!]
+  }
+
+  type BrowseResults {
+    entities: [Entity!]!
+    groups: [BrowseResultGroup!]!
+    start: Int!
+    count: Int!
+    total: Int!
+    metadata: BrowseResultMetadata!
+  }
+
+  type BrowseResultGroup {
+    name: String!
+    count: Long!
+  }
+
+  type BrowseResultMetadata {
+    path: [String!]
+    totalNumEntities: Long!
   }
 
   extend input SearchFlags {
@@ -547,6 +592,15 @@ interface FacetFilterInput {
   condition?: string | null;
 }
 
+interface BrowseInput {
+  type: string;
+  path?: string[] | null;
+  start?: number | null;
+  count?: number | null;
+  filters?: FacetFilterInput[] | null;
+  orFilters?: { and?: FacetFilterInput[] | null }[] | null;
+}
+
 interface CommonInput {
   types?: string[] | null;
   query?: string | null;
@@ -563,6 +617,12 @@ interface CommonInput {
  * value (other than EXISTS) is no condition, as in DataHub; an AND group left empty matches everything.
  */
 export function graphqlFilter(orFilters: CommonInput['orFilters'], andFilters: CommonInput['filters']): Filter {
+  const raw = graphqlFilterInput(orFilters, andFilters);
+  return raw === null ? [] : parseFilter(raw);
+}
+
+/** The same filter in the rest.li request form (`{or: [{and: [...]}]}`); null when it matches everything. */
+export function graphqlFilterInput(orFilters: CommonInput['orFilters'], andFilters: CommonInput['filters']): { or: { and: unknown[] }[] } | null {
   const clean = (filters: FacetFilterInput[] | null | undefined) =>
     (filters ?? [])
       .map((f) => ({
@@ -575,8 +635,8 @@ export function graphqlFilter(orFilters: CommonInput['orFilters'], andFilters: C
   const and = clean(andFilters);
   const groups = (orFilters ?? []).map((g) => [...clean(g.and), ...and]);
   if (groups.length === 0) groups.push(and);
-  if (groups.some((g) => g.length === 0)) return [];
-  return parseFilter({ or: groups.map((g) => ({ and: g })) });
+  if (groups.some((g) => g.length === 0)) return null;
+  return { or: groups.map((g) => ({ and: g })) };
 }
 
 function common(input: CommonInput) {
@@ -603,6 +663,8 @@ function common(input: CommonInput) {
 
 export interface SearchGraphqlDependencies {
   search: AcrossEntitiesSearch;
+  /** One entity type's browse paths (the rest.li browse action's service). */
+  browsing: SearchService;
   reads: EntityReads;
   registry: Registry;
 }
@@ -616,7 +678,7 @@ function fieldAspects(registry: Registry): string[] {
   return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name];
 }
 
-export function searchResolvers({ search, reads, registry }: SearchGraphqlDependencies) {
+export function searchResolvers({ search, browsing, reads, registry }: SearchGraphqlDependencies) {
   const names = search.names;
   const read = fieldAspects(registry);
   // Every entity resolved in one request shares one aspect read per tick.
@@ -741,6 +803,31 @@ export function searchResolvers({ search, reads, registry }: SearchGraphqlDepend
         validateKeepAlive(input.keepAlive);
         const result = await search.scroll({ ...common(input), facets: null, scrollId: input.scrollId, count: input.count ?? 10 });
         return { nextScrollId: result.nextScrollId, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets) };
+      },
+      search: async (_: unknown, { input }: { input: CommonInput & { type: string; start?: number | null; count?: number | null } }) => {
+        const result = await search.search({ ...common({ ...input, types: [input.type] }), start: input.start ?? 0, count: input.count ?? 10 });
+        return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
+      },
+      browse: async (_: unknown, { input }: { input: BrowseInput }) => {
+        const entity = names.model(input.type);
+        if (!entity) throw new InvalidInputError(`Unknown entity type ${input.type}`);
+        const segments = input.path ?? [];
+        const start = input.start ?? 0;
+        const { value } = await browsing.browse({
+          entity,
+          path: `/${segments.join('/')}`,
+          start,
+          limit: input.count ?? 10,
+          filter: graphqlFilterInput(input.orFilters, input.filters) ?? undefined,
+        });
+        return {
+          entities: value.entities.map((e) => ref(e.urn)),
+          groups: value.groups,
+          start,
+          count: value.groups.length + value.entities.length,
+          total: value.numElements,
+          metadata: { path: segments, totalNumEntities: value.metadata.totalNumEntities },
+        };
       },
       aggregateAcrossEntities: async (_: unknown, { input }: { input: CommonInput }) => {
         const { sort: _sort, ...request } = common(input);

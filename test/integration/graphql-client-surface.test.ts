@@ -136,6 +136,30 @@ describe('GraphQL the official client sends', () => {
     });
   });
 
+  it('answers DataHub\'s original search (one entity type) and browse (groups, then the entities at a path)', async () => {
+    const id = uniqueId('browse').replace(/[^a-zA-Z0-9]/g, '');
+    const urns = ['orders', 'customers', 'sub.items'].map((n) => `urn:li:dataset:(urn:li:dataPlatform:${id},${n},PROD)`);
+    for (const [i, urn] of urns.entries()) {
+      await write(urn, 'datasetProperties', { name: `${id}_${i}`, customProperties: {} });
+      await write(urn, 'browsePaths', { paths: [i === 2 ? `/prod/${id}/sub` : `/prod/${id}`] });
+    }
+    await svc.indexer.waitUntilIndexed();
+    const found = await graphql(`{ search(input: {type: DATASET, query: "${id}_1", start: 0, count: 5}) { start count total searchResults { entity { urn type } } } }`);
+    expect(found.data.search).toEqual({ start: 0, count: 1, total: 1, searchResults: [{ entity: { urn: urns[1], type: 'DATASET' } }] });
+    const filtered = await graphql(`{ search(input: {type: DATASET, query: "*", orFilters: [{and: [{field: "platform", values: ["urn:li:dataPlatform:${id}"]}]}]}) { total } }`);
+    expect(filtered.data.search.total).toBe(3);
+    const level = await graphql(`{ browse(input: {type: DATASET, path: ["prod", "${id}"], start: 0, count: 10}) { entities { urn } groups { name count } start count total metadata { path totalNumEntities } } }`);
+    expect(level.data.browse).toEqual({
+      entities: [{ urn: urns[1] }, { urn: urns[0] }],
+      groups: [{ name: 'sub', count: 1 }],
+      start: 0,
+      count: 3,
+      total: 3,
+      metadata: { path: ['prod', id], totalNumEntities: 3 },
+    });
+    expect((await graphql('{ browse(input: {type: DATASET, path: ["prod"]}) { groups { name } } }')).data.browse.groups).toContainEqual({ name: id });
+  });
+
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
     const reader = (await mintToken({ actor: 'urn:li:corpuser:reader', scopes: ['read'] })).token;
     const query = '{ me { corpUser { urn username } platformPrivileges { manageTokens manageTags createTags } } }';
