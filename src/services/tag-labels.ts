@@ -28,12 +28,13 @@ interface LabelKind {
 
 const STAMP = (principal: Principal) => ({ time: Date.now(), actor: principal.actor });
 
-export const TAGS: LabelKind = { aspect: globalTags.name, field: 'tags', key: 'tag', onField: 'globalTags', entityType: 'tag', noun: 'tag', fresh: () => ({}) };
+// A dataset field's editable info names its labels as the aspects are named.
+export const TAGS: LabelKind = { aspect: globalTags.name, field: 'tags', key: 'tag', onField: globalTags.name, entityType: 'tag', noun: 'tag', fresh: () => ({}) };
 export const TERMS: LabelKind = {
   aspect: glossaryTerms.name,
   field: 'terms',
   key: 'urn',
-  onField: 'glossaryTerms',
+  onField: glossaryTerms.name,
   entityType: 'glossaryTerm',
   noun: 'glossary term',
   fresh: (principal) => ({ auditStamp: STAMP(principal) }),
