@@ -19,6 +19,8 @@ import { lineageResolvers, lineageTypeDefs } from './graphql-lineage';
 import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './graphql-admin';
 import { assertionResolvers, assertionTypeDefs, type AssertionGraphqlDependencies } from './graphql-assertions';
 import { datasetResolvers, datasetTypeDefs, type DatasetGraphqlDependencies } from './graphql-dataset';
+import { ownershipResolvers, ownershipTypeDefs } from './graphql-ownership';
+import type { OwnersAndLinks } from '../services/owners-and-links';
 import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
 import { ingestionResolvers, ingestionTypeDefs, type IngestionGraphqlDependencies } from './graphql-ingestion';
@@ -301,6 +303,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   lineage: LineageService;
   tags: TagLabels;
   descriptions: Descriptions;
+  owners: OwnersAndLinks;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -311,11 +314,11 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
   lineageAnswerCacheBytes?: number;
 }
 
-/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags, dataset schemas, entities by urn, ingestion sources, operations, assertions, domains). */
+/** The executable schema: the service's types and resolvers (lineage, search, deprecation, form assignment, job runs, tokens, tags and terms, owners and links, dataset schemas, entities by urn, ingestion sources, operations, assertions, domains). */
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry)],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -342,6 +345,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       ingestionResolvers(deps),
       assertionResolvers(deps),
       domainResolvers(deps),
+      ownershipResolvers(deps),
     ],
   });
 }

@@ -119,6 +119,60 @@ describe('tag mutations', () => {
     expect((await aspectOf(a, 'editableSchemaMetadata'))?.editableSchemaFieldInfo[0].glossaryTerms.terms).toEqual([]);
   });
 
+  it('adds and removes owners (existing users and groups, by ownership type) and links, checking everything first', async () => {
+    const id = uniqueId('owned').replace(/[^a-zA-Z0-9_]/g, '_');
+    const [a, b] = ['a', 'b'].map((n) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_${n},PROD)`);
+    for (const urn of [a, b]) await write(urn, 'status', { removed: false });
+    const [ada, team] = [`urn:li:corpuser:${id}_ada`, `urn:li:corpGroup:${id}_team`];
+    await write(ada, 'corpUserInfo', { active: true });
+    await write(team, 'corpGroupInfo', { admins: [], members: [], groups: [] });
+    const owners = async (urn: string) => ((await aspectOf(urn, 'ownership'))?.owners ?? []).map((o: Record<string, unknown>) => [o.owner, o.type, o.typeUrn]);
+
+    expect((await graphql(`mutation { addOwner(input: {ownerUrn: "${ada}", ownerEntityType: CORP_USER, type: TECHNICAL_OWNER, resourceUrn: "${a}"}) }`)).data).toEqual({ addOwner: true });
+    expect((await graphql(`mutation { addOwners(input: {owners: [{ownerUrn: "${team}", ownerEntityType: CORP_GROUP, ownershipTypeUrn: "urn:li:ownershipType:__system__business_owner"}, {ownerUrn: "${ada}", ownerEntityType: CORP_USER, type: TECHNICAL_OWNER}], resourceUrn: "${a}"}) }`)).data).toEqual({ addOwners: true });
+    expect(await owners(a)).toEqual([
+      [ada, 'TECHNICAL_OWNER', 'urn:li:ownershipType:__system__technical_owner'],
+      [team, 'BUSINESS_OWNER', 'urn:li:ownershipType:__system__business_owner'],
+    ]);
+    expect((await aspectOf(a, 'ownership'))?.lastModified.actor).toBe('urn:li:corpuser:test-bot');
+
+    // A missing owner or resource, or a user urn named as a group, refuses the batch before any write.
+    for (const [owner, type, error] of [
+      [`urn:li:corpuser:${id}_nobody`, 'CORP_USER', /Owner with urn .* does not exist/],
+      [ada, 'CORP_GROUP', /is not a group urn/],
+    ] as const) {
+      const refused = await graphql(`mutation { batchAddOwners(input: {owners: [{ownerUrn: "${owner}", ownerEntityType: ${type}}], resources: [{resourceUrn: "${b}"}]}) }`);
+      expect(refused.errors?.[0]?.message).toMatch(error);
+    }
+    const ghost = `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_ghost,PROD)`;
+    expect((await graphql(`mutation { batchAddOwners(input: {owners: [{ownerUrn: "${ada}", ownerEntityType: CORP_USER}], resources: [{resourceUrn: "${b}"}, {resourceUrn: "${ghost}"}]}) }`)).errors?.[0]?.message).toMatch(/Entity does not exist/);
+    expect(await aspectOf(b, 'ownership')).toBeNull();
+
+    // Without a type the owner is of type NONE; removal by type keeps the owner's other types.
+    expect((await graphql(`mutation { batchAddOwners(input: {owners: [{ownerUrn: "${ada}", ownerEntityType: CORP_USER}], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchAddOwners: true });
+    expect(await owners(b)).toEqual([[ada, 'NONE', 'urn:li:ownershipType:__system__none']]);
+    expect((await graphql(`mutation { removeOwner(input: {ownerUrn: "${ada}", ownershipTypeUrn: "urn:li:ownershipType:__system__none", resourceUrn: "${a}"}) }`)).data).toEqual({ removeOwner: true });
+    expect((await owners(a)).map((o: unknown[]) => o[1])).toEqual(['TECHNICAL_OWNER', 'BUSINESS_OWNER']);
+    expect((await graphql(`mutation { batchRemoveOwners(input: {ownerUrns: ["${ada}", "${team}"], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)).data).toEqual({ batchRemoveOwners: true });
+    expect([await owners(a), await owners(b)]).toEqual([[], []]);
+
+    // Links: added once per url and label, updated by their current url and label, removed by url.
+    const link = (m: string, input: string) => graphql(`mutation { ${m}(input: ${input}) }`);
+    expect((await link('addLink', `{linkUrl: "https://wiki/orders", label: "Runbook", resourceUrn: "${a}"}`)).data).toEqual({ addLink: true });
+    await link('addLink', `{linkUrl: "https://wiki/orders", label: "Runbook", resourceUrn: "${a}"}`);
+    await link('addLink', `{linkUrl: "https://wiki/schema", label: "Schema", resourceUrn: "${a}"}`);
+    expect((await link('addLink', `{linkUrl: "not a url", label: "x", resourceUrn: "${a}"}`)).errors?.[0]?.message).toMatch(/absolute url/);
+    expect((await link('updateLink', `{currentUrl: "https://wiki/none", currentLabel: "x", linkUrl: "https://wiki/y", label: "y", resourceUrn: "${a}"}`)).errors?.[0]?.message).toMatch(/has no link/);
+    expect((await link('updateLink', `{currentUrl: "https://wiki/schema", currentLabel: "Schema", linkUrl: "https://wiki/schema/v2", label: "Schema v2", resourceUrn: "${a}"}`)).data).toEqual({ updateLink: true });
+    const read = await graphql(`{ dataset(urn: "${a}") { institutionalMemory { elements { url label author { urn } created { actor } } } } }`);
+    expect(read.data.dataset.institutionalMemory.elements).toEqual([
+      { url: 'https://wiki/orders', label: 'Runbook', author: { urn: 'urn:li:corpuser:test-bot' }, created: { actor: 'urn:li:corpuser:test-bot' } },
+      { url: 'https://wiki/schema/v2', label: 'Schema v2', author: { urn: 'urn:li:corpuser:test-bot' }, created: { actor: 'urn:li:corpuser:test-bot' } },
+    ]);
+    expect((await link('removeLink', `{linkUrl: "https://wiki/orders", resourceUrn: "${a}"}`)).data).toEqual({ removeLink: true });
+    expect((await aspectOf(a, 'institutionalMemory'))?.elements.map((e: { url: string }) => e.url)).toEqual(['https://wiki/schema/v2']);
+  });
+
   it('updates the edited description of an entity and of a dataset field, refusing a field not in the schema', async () => {
     const id = uniqueId('described').replace(/[^a-zA-Z0-9_]/g, '_');
     const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id},PROD)`;
