@@ -24,6 +24,8 @@ import { openApiV3Routes } from './http/routes/openapi-v3';
 import { openApiV3GenericRoutes, openApiV3WriteRoutes } from './http/routes/openapi-v3-writes';
 import { OpenApiEntities } from './services/openapi-entities';
 import { OwnersAndLinks } from './services/owners-and-links';
+import { Hierarchy } from './services/hierarchy';
+import { HierarchyStore } from './stores/graph/hierarchy-store';
 import { AcrossEntitiesSearch } from './services/search/across-entities';
 import { Descriptions } from './services/descriptions';
 import { DomainAssignments } from './services/domain-assignments';
@@ -271,6 +273,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const descriptions = new Descriptions(registry, reads, ingestion);
   const openApiEntities = new OpenApiEntities(registry, ingestion, reads, timeseries);
   const owners = new OwnersAndLinks(registry, reads, ingestion);
+  const hierarchy = new Hierarchy(new HierarchyStore(graph));
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -279,7 +282,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, descriptions, owners, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, descriptions, owners, hierarchy, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

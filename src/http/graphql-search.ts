@@ -238,6 +238,43 @@ const typeDefs = /* GraphQL */ `
     properties: GlossaryTermProperties
   }
 
+  type GlossaryNode implements Entity {
+    urn: String!
+    type: EntityType!
+    properties: GlossaryNodeProperties
+  }
+
+  type GlossaryNodeProperties {
+    name: String!
+    description: String
+  }
+
+  "What Container.entities searches: entities of any type in the container (directly), matching the query and filters."
+  input ContainerEntitiesInput {
+    query: String
+    start: Int
+    count: Int
+    filters: [FacetFilterInput!]
+  }
+
+  "What Domain.entities searches: entities of any type in the domain, matching the query and filters."
+  input DomainEntitiesInput {
+    query: String
+    start: Int
+    count: Int
+    filters: [FacetFilterInput!]
+  }
+
+  extend type Container {
+    "The entities whose container this is (its sub-containers too), paged by start/count."
+    entities(input: ContainerEntitiesInput): SearchResults
+  }
+
+  extend type Domain {
+    "The entities in this domain, paged by start/count."
+    entities(input: DomainEntitiesInput): SearchResults
+  }
+
   type GlossaryTermAssociation {
     term: GlossaryTerm!
     associatedUrn: String!
@@ -533,6 +570,7 @@ export const GRAPHQL_OBJECT: Record<string, string> = {
   domain: 'Domain',
   tag: 'Tag',
   glossaryTerm: 'GlossaryTerm',
+  glossaryNode: 'GlossaryNode',
   dataPlatform: 'DataPlatform',
   mlModel: 'MLModel',
   mlModelGroup: 'MLModelGroup',
@@ -775,6 +813,12 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
     ...(withPlatform ? { platform } : {}),
   });
 
+  /** Container.entities / Domain.entities: a search over every type, filtered to the entities the field names this one in. */
+  const inScope = (field: string) => async (e: EntityRef, { input }: { input?: { query?: string | null; start?: number | null; count?: number | null; filters?: FacetFilterInput[] | null } | null }) => {
+    const within = { field, values: [e.urn], condition: 'EQUAL' } satisfies FacetFilterInput;
+    const result = await search.search({ ...common({ query: input?.query, filters: [...(input?.filters ?? []), within] }), start: input?.start ?? 0, count: input?.count ?? 20 });
+    return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
+  };
   const hit = (h: AcrossHit) => ({
     entity: { urn: h.urn, type: h.entityType || undefined } satisfies EntityRef,
     insights: [],
@@ -871,6 +915,7 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
     DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
     Container: {
       ...shared,
+      entities: inScope(container.name),
       platform: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, dataPlatformInstance.name, ctx, (v) => urnRef(v.platform)),
       properties: properties(idOf),
     },
@@ -901,6 +946,7 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
     Domain: {
       type,
       id: idOf,
+      entities: inScope(domains.name),
       properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.description) })),
     },
     Tag: {
@@ -908,6 +954,10 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
       name: idOf,
       description: ownProperties((v) => str(v.description)),
       properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.description), colorHex: str(v.colorHex) })),
+    },
+    GlossaryNode: {
+      type,
+      properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.definition) })),
     },
     GlossaryTerm: {
       type,

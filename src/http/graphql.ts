@@ -20,6 +20,8 @@ import { adminResolvers, adminTypeDefs, type AdminGraphqlDependencies } from './
 import { assertionResolvers, assertionTypeDefs, type AssertionGraphqlDependencies } from './graphql-assertions';
 import { datasetResolvers, datasetTypeDefs, type DatasetGraphqlDependencies } from './graphql-dataset';
 import { ownershipResolvers, ownershipTypeDefs } from './graphql-ownership';
+import { hierarchyResolvers, hierarchyTypeDefs } from './graphql-hierarchy';
+import type { Hierarchy } from '../services/hierarchy';
 import type { OwnersAndLinks } from '../services/owners-and-links';
 import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
@@ -304,6 +306,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   tags: TagLabels;
   descriptions: Descriptions;
   owners: OwnersAndLinks;
+  hierarchy: Hierarchy;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -318,7 +321,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry)],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry)],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -346,6 +349,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       assertionResolvers(deps),
       domainResolvers(deps),
       ownershipResolvers(deps),
+      hierarchyResolvers(deps),
     ],
   });
 }

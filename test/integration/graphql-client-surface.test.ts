@@ -160,6 +160,42 @@ describe('GraphQL the official client sends', () => {
     expect((await graphql('{ browse(input: {type: DATASET, path: ["prod"]}) { groups { name } } }')).data.browse.groups).toContainEqual({ name: id });
   });
 
+  it('answers where entities sit: parent containers, domains and glossary nodes nearest first, and what a container or domain holds', async () => {
+    const id = uniqueId('tree').replace(/[^a-zA-Z0-9]/g, '');
+    const [outer, inner] = [`urn:li:container:${id}outer`, `urn:li:container:${id}inner`];
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id}.orders,PROD)`;
+    await write(outer, 'containerProperties', { name: 'warehouse', customProperties: {} });
+    await write(inner, 'containerProperties', { name: 'sales', customProperties: {} });
+    await write(inner, 'container', { container: outer });
+    await write(dataset, 'container', { container: inner });
+    const [root, child] = [`urn:li:domain:${id}root`, `urn:li:domain:${id}child`];
+    await write(root, 'domainProperties', { name: 'Finance' });
+    await write(child, 'domainProperties', { name: 'Billing', parentDomain: root });
+    await write(dataset, 'domains', { domains: [child] });
+    const [top, mid, term] = [`urn:li:glossaryNode:${id}top`, `urn:li:glossaryNode:${id}mid`, `urn:li:glossaryTerm:${id}.Revenue`];
+    await write(top, 'glossaryNodeInfo', { definition: 'top', name: 'Top' });
+    await write(mid, 'glossaryNodeInfo', { definition: 'mid', name: 'Mid', parentNode: top });
+    await write(term, 'glossaryTermInfo', { definition: 'money', termSource: 'INTERNAL', parentNode: mid });
+    await svc.indexer.waitUntilIndexed();
+
+    const answer = await graphql(`{
+      dataset(urn: "${dataset}") { parentContainers { count containers { urn properties { name } } } }
+      container(urn: "${inner}") { parentContainers { count containers { urn } } entities(input: {start: 0, count: 10}) { total searchResults { entity { urn } } } }
+      outer: container(urn: "${outer}") { parentContainers { count } entities { total searchResults { entity { urn } } } }
+      domain(urn: "${child}") { parentDomains { count domains { urn properties { name } } } entities { total searchResults { entity { urn } } } }
+      glossaryTerm(urn: "${term}") { parentNodes { count nodes { urn properties { name } } } }
+      glossaryNode(urn: "${mid}") { properties { name description } exists parentNodes { nodes { urn } } } }`);
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data).toEqual({
+      dataset: { parentContainers: { count: 2, containers: [{ urn: inner, properties: { name: 'sales' } }, { urn: outer, properties: { name: 'warehouse' } }] } },
+      container: { parentContainers: { count: 1, containers: [{ urn: outer }] }, entities: { total: 1, searchResults: [{ entity: { urn: dataset } }] } },
+      outer: { parentContainers: { count: 0 }, entities: { total: 1, searchResults: [{ entity: { urn: inner } }] } },
+      domain: { parentDomains: { count: 1, domains: [{ urn: root, properties: { name: 'Finance' } }] }, entities: { total: 1, searchResults: [{ entity: { urn: dataset } }] } },
+      glossaryTerm: { parentNodes: { count: 2, nodes: [{ urn: mid, properties: { name: 'Mid' } }, { urn: top, properties: { name: 'Top' } }] } },
+      glossaryNode: { properties: { name: 'Mid', description: 'mid' }, exists: true, parentNodes: { nodes: [{ urn: top }] } },
+    });
+  });
+
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
     const reader = (await mintToken({ actor: 'urn:li:corpuser:reader', scopes: ['read'] })).token;
     const query = '{ me { corpUser { urn username } platformPrivileges { manageTokens manageTags createTags } } }';

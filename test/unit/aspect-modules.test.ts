@@ -75,6 +75,7 @@ describe("entity properties: the aspect modules say which aspect is an entity ty
       domain: { aspect: 'domainProperties', nameField: 'name' },
       tag: { aspect: 'tagProperties', nameField: 'name' },
       glossaryTerm: { aspect: 'glossaryTermInfo', nameField: 'name' },
+      glossaryNode: { aspect: 'glossaryNodeInfo', nameField: 'name' },
       dataPlatform: { aspect: 'dataPlatformInfo', nameField: 'name' },
       dataProcessInstance: { aspect: 'dataProcessInstanceProperties', nameField: 'name' },
       mlModel: { aspect: 'mlModelProperties', nameField: 'name' },

@@ -1,0 +1,15 @@
+// Parents of entities along IsPartOf edges (containers, parent domains, glossary nodes), for GraphQL's parentContainers,
+// parentDomains and parentNodes.
+
+// @name parents
+// Per urn in $urns, its chain of parents nearest first: each step an IsPartOf edge projected by one of $aspects (a
+// term's glossaryTermInfo, then its nodes' glossaryNodeInfo). An entity has one parent per aspect, so the walk is a
+// line; relationship uniqueness stops a cycle, and $maxDepth bounds the walk.
+UNWIND $urns AS urn
+MATCH (e:Entity {urn: urn})
+USING INDEX SEEK e:Entity(urn)
+OPTIONAL MATCH chain = (e)-[:IsPartOf*1..20]->(p:Entity)
+WHERE length(chain) <= $maxDepth AND all(r IN relationships(chain) WHERE r.aspect IN $aspects)
+WITH urn, p, length(chain) AS depth
+ORDER BY urn, depth
+RETURN urn, [x IN collect(p) WHERE x IS NOT NULL | x.urn] AS parents

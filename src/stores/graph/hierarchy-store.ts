@@ -1,0 +1,16 @@
+import type { Neo4jExecutor } from './neo4j-executor';
+
+/** The deepest chain of parents read (DataHub's parent resolvers stop at a bound too). */
+const MAX_DEPTH = 20;
+
+/** Reads entities' chains of parents along IsPartOf edges (cypher/hierarchy.cypher). */
+export class HierarchyStore {
+  constructor(private readonly neo4j: Neo4jExecutor) {}
+
+  /** Per urn, its parents nearest first through edges projected by `aspects`; an urn not stored has none. */
+  async parents(urns: string[], aspects: string[]): Promise<Map<string, string[]>> {
+    if (urns.length === 0) return new Map();
+    const records = await this.neo4j.query('hierarchy.parents', 'hierarchy/parents', { urns, aspects, maxDepth: MAX_DEPTH });
+    return new Map(records.map((r) => [r.get('urn') as string, r.get('parents') as string[]]));
+  }
+}
