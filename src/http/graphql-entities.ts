@@ -4,6 +4,7 @@ import { tryParseUrn } from '../model/urn';
 import { GRAPHQL_OBJECT } from './graphql-search';
 import type { Registry } from '../model/registry';
 import type { EntityReads } from '../services/entity-reads';
+import type { RetrievalService } from '../services/retrieval';
 import { perRequestLoader } from './graphql-request-loader';
 
 /**
@@ -36,6 +37,42 @@ export const entityTypeDefs = /* GraphQL */ `
   ${Object.values(GRAPHQL_OBJECT)
     .map((object) => `extend type ${object} {\n    "Whether the entity is stored (a soft-deleted one too), as DataHub's exists."\n    exists: Boolean\n  }`)
     .join('\n\n  ')}
+
+  extend interface Entity {
+    "The entity's edges of the given types, in one direction (a page of at most 1,000); the other end's entity with each."
+    relationships(input: RelationshipsInput!): EntityRelationshipsResult
+  }
+
+  ${[...Object.values(GRAPHQL_OBJECT), 'OtherEntity']
+    .map((object) => `extend type ${object} {\n    relationships(input: RelationshipsInput!): EntityRelationshipsResult\n  }`)
+    .join('\n\n  ')}
+
+  enum RelationshipDirection {
+    INCOMING
+    OUTGOING
+  }
+
+  input RelationshipsInput {
+    types: [String!]!
+    direction: RelationshipDirection!
+    start: Int
+    count: Int
+    "Accepted; soft-deleted entities at the other end are included either way."
+    includeSoftDelete: Boolean
+  }
+
+  type EntityRelationshipsResult {
+    start: Int
+    count: Int
+    total: Int
+    relationships: [EntityRelationship!]!
+  }
+
+  type EntityRelationship {
+    type: String!
+    direction: RelationshipDirection!
+    entity: Entity
+  }
 
   type AuthenticatedUser {
     corpUser: CorpUser!
@@ -134,12 +171,14 @@ export function platformPrivileges(principal: Principal): Record<string, boolean
 
 export interface EntityGraphqlDependencies {
   reads: EntityReads;
+  /** Edges of one entity (the rest.li relationships endpoint's service). */
+  retrieval: RetrievalService;
   registry: Registry;
   /** The service's version (appConfig.appVersion). */
   version: string;
 }
 
-export function entityResolvers({ reads, version, registry }: EntityGraphqlDependencies) {
+export function entityResolvers({ reads, retrieval, version, registry }: EntityGraphqlDependencies) {
   // As in DataHub, any well-formed urn of a known type resolves to its entity, stored or not (DataHub reads its key
   // aspect from the urn); `exists` tells which. A urn that is not one is null.
   const resolve = (raw: string) => {
@@ -155,8 +194,22 @@ export function entityResolvers({ reads, version, registry }: EntityGraphqlDepen
     return urns.map((u) => existing.has(u));
   });
   const exists = { exists: (e: { urn: string }, _: unknown, ctx: object) => stored(ctx).load(e.urn) };
+  const relationships = {
+    relationships: async (e: { urn: string }, { input }: { input: { types: string[]; direction: 'INCOMING' | 'OUTGOING'; start?: number | null; count?: number | null } }) => {
+      const start = input.start ?? 0;
+      const count = Math.min(input.count ?? 100, 1000);
+      const page = await retrieval.relationships(e.urn, input.direction, input.types, start, count);
+      return {
+        start,
+        count: page.count,
+        total: page.total,
+        relationships: page.relationships.map((r) => ({ type: r.type, direction: input.direction, entity: resolve(r.entity) ?? { urn: r.entity, type: 'other' } })),
+      };
+    },
+  };
   return {
-    ...Object.fromEntries(Object.values(GRAPHQL_OBJECT).map((object) => [object, exists])),
+    ...Object.fromEntries(Object.values(GRAPHQL_OBJECT).map((object) => [object, { ...exists, ...relationships }])),
+    OtherEntity: relationships,
     Query: {
       entity: (_: unknown, args: { urn: string }) => resolve(args.urn),
       entities: (_: unknown, args: { urns: string[] }) => args.urns.map(resolve),

@@ -194,6 +194,13 @@ describe('GraphQL the official client sends', () => {
       glossaryTerm: { parentNodes: { count: 2, nodes: [{ urn: mid, properties: { name: 'Mid' } }, { urn: top, properties: { name: 'Top' } }] } },
       glossaryNode: { properties: { name: 'Mid', description: 'mid' }, exists: true, parentNodes: { nodes: [{ urn: top }] } },
     });
+
+    // Edges of one entity, in either direction, on every entity (DataHub's Entity.relationships).
+    const edges = await graphql(`{
+      container(urn: "${inner}") { relationships(input: {types: ["IsPartOf"], direction: INCOMING, start: 0, count: 10}) { start count total relationships { type direction entity { urn type } } } }
+      entity(urn: "${dataset}") { relationships(input: {types: ["IsPartOf", "AssociatedWith"], direction: OUTGOING}) { total relationships { type entity { urn } } } } }`);
+    expect(edges.data.container.relationships).toEqual({ start: 0, count: 1, total: 1, relationships: [{ type: 'IsPartOf', direction: 'INCOMING', entity: { urn: dataset, type: 'DATASET' } }] });
+    expect(edges.data.entity.relationships.relationships).toEqual(expect.arrayContaining([{ type: 'IsPartOf', entity: { urn: inner } }, { type: 'AssociatedWith', entity: { urn: child } }]));
   });
 
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
