@@ -274,6 +274,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const openApiEntities = new OpenApiEntities(registry, ingestion, reads, timeseries);
   const owners = new OwnersAndLinks(registry, reads, ingestion);
   const hierarchy = new Hierarchy(new HierarchyStore(graph));
+  const timeline = new TimelineService(registry, history);
 
   const commit = gitCommit();
   const health = new HealthService(graph, search, VERSION, Math.min(config.BACKEND_TIMEOUT_MS, 2000));
@@ -282,7 +283,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, descriptions, owners, hierarchy, retrieval, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, descriptions, owners, hierarchy, retrieval, timeline, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),
@@ -298,7 +299,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
       ...referencesRoutes(references),
       ...catalogRoutes(catalog),
       ...usageRoutes(usage),
-      ...timelineRoutes(new TimelineService(registry, history)),
+      ...timelineRoutes(timeline),
     ],
     serverConfig: () => ({
       noCode: 'true',

@@ -22,6 +22,8 @@ import { datasetResolvers, datasetTypeDefs, type DatasetGraphqlDependencies } fr
 import { ownershipResolvers, ownershipTypeDefs } from './graphql-ownership';
 import { hierarchyResolvers, hierarchyTypeDefs } from './graphql-hierarchy';
 import type { Hierarchy } from '../services/hierarchy';
+import { timelineResolvers, timelineTypeDefs } from './graphql-timeline';
+import type { TimelineService } from '../services/history/timeline-service';
 import type { OwnersAndLinks } from '../services/owners-and-links';
 import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
@@ -307,6 +309,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   descriptions: Descriptions;
   owners: OwnersAndLinks;
   hierarchy: Hierarchy;
+  timeline: TimelineService;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -321,7 +324,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry)],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -350,6 +353,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       domainResolvers(deps),
       ownershipResolvers(deps),
       hierarchyResolvers(deps),
+      timelineResolvers(deps),
     ],
   });
 }

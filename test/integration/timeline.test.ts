@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { datahubClient, CLIENT_SETUP_TIMEOUT_MS, type DatahubClient } from '../support/datahub-client';
 import { proposal } from '../support/samples';
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * The timeline API (`GET /openapi/v2/timeline/v1/{urn}`, `datahub timeline`): change transactions computed from the kept
@@ -452,6 +452,32 @@ describe('timeline', () => {
     // Default: the 7 days before now.
     expect(await timeline(urn, 'TAG')).toHaveLength(4);
     expect(await timeline(urn, 'TAG', `&startTime=${to + 10_000_000}`)).toEqual([]);
+  });
+
+  it('answers GraphQL getTimeline over the whole kept history, every category the type has by default', async () => {
+    const urn = dataset(`graphql_${uniqueId()}`);
+    await put(urn, 'globalTags', { tags: [{ tag: 'urn:li:tag:A' }] });
+    await put(urn, 'ownership', { owners: [{ owner: 'urn:li:corpuser:ada', type: 'DATAOWNER' }], lastModified: { time: 0, actor: 'urn:li:corpuser:x' } });
+    await put(urn, 'globalTags', { tags: [{ tag: 'urn:li:tag:B' }] });
+    const { token } = await mintToken();
+    const query = async (categories: string) =>
+      (
+        await svc.call(
+          'POST',
+          '/api/graphql',
+          { query: `{ getTimeline(input: {urn: "${urn}"${categories}}) { changeTransactions { lastSemanticVersion versionStamp timestampMillis actor changeType changes { urn category operation modifier parameters { key value } } } } }` },
+          { authorization: `Bearer ${token}` },
+        )
+      ).body;
+    const all = (await query('')).data.getTimeline.changeTransactions;
+    expect(all.map((t: { changeType: string; changes: { category: string; operation: string; modifier: string }[] }) => [t.changeType, t.changes.map((c) => `${c.category} ${c.operation} ${c.modifier}`)])).toEqual([
+      ['ADD', ['TAG ADD urn:li:tag:A']],
+      ['ADD', ['OWNER ADD urn:li:corpuser:ada']],
+      ['MODIFY', ['TAG REMOVE urn:li:tag:A', 'TAG ADD urn:li:tag:B']],
+    ]);
+    expect(all[0]).toMatchObject({ lastSemanticVersion: '0.0.0-computed', actor: 'urn:li:corpuser:__datahub_system', changes: [{ urn, parameters: expect.arrayContaining([{ key: 'tagUrn', value: 'urn:li:tag:A' }]) }] });
+    const owners = (await query(', changeCategories: [OWNER]')).data.getTimeline.changeTransactions;
+    expect(owners.map((t: { changes: { category: string }[] }) => t.changes.map((c) => c.category))).toEqual([['OWNER']]);
   });
 
   it('includeVersionSet merges the whole timelines of every version of the entity', async () => {

@@ -105,6 +105,12 @@ export class TimelineService {
     this.categories = categoryAspects(registry);
   }
 
+  /** The change categories this service computes for the urn's entity type (GraphQL's getTimeline asks for all of them by default). */
+  categoriesOf(rawUrn: unknown): ChangeCategory[] {
+    const { entity } = this.registry.parseEntityUrn(rawUrn);
+    return [...(this.categories.get(entity.name)?.keys() ?? [])].filter((c) => !NOT_IMPLEMENTED[entity.name]?.includes(c));
+  }
+
   async timeline(request: TimelineRequest): Promise<Timeline> {
     const { urn, entity } = this.registry.parseEntityUrn(request.urn);
     const registered = this.categories.get(entity.name);
