@@ -13,3 +13,13 @@ WHERE length(chain) <= $maxDepth AND all(r IN relationships(chain) WHERE r.aspec
 WITH urn, p, length(chain) AS depth
 ORDER BY urn, depth
 RETURN urn, [x IN collect(p) WHERE x IS NOT NULL | x.urn] AS parents
+
+// @name children
+// Up to $limit entities whose IsPartOf edge, projected by one of $aspects, points at $urn (a domain's sub-domains, a
+// glossary node's children), by urn.
+MATCH (p:Entity {urn: $urn})<-[r:IsPartOf]-(c:Entity)
+USING INDEX SEEK p:Entity(urn)
+WHERE r.aspect IN $aspects
+RETURN c.urn AS urn
+ORDER BY urn
+LIMIT $limit

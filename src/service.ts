@@ -25,6 +25,7 @@ import { openApiV3GenericRoutes, openApiV3WriteRoutes } from './http/routes/open
 import { OpenApiEntities } from './services/openapi-entities';
 import { OwnersAndLinks } from './services/owners-and-links';
 import { Hierarchy } from './services/hierarchy';
+import { Glossary } from './services/glossary';
 import { HierarchyStore } from './stores/graph/hierarchy-store';
 import { AcrossEntitiesSearch } from './services/search/across-entities';
 import { Descriptions } from './services/descriptions';
@@ -269,11 +270,12 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const ingestionSources = new IngestionSources(registry, searchAcross, reads, ingestion);
   const datasetOperations = new DatasetOperations(registry, reads, ingestion, timeseries);
   const assertions = new Assertions(registry, reads, retrieval, ingestion, timeseries);
-  const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion);
+  const hierarchy = new Hierarchy(new HierarchyStore(graph));
+  const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion, hierarchy, references);
+  const glossary = new Glossary(registry, reads, ingestion, hierarchy);
   const descriptions = new Descriptions(registry, reads, ingestion);
   const openApiEntities = new OpenApiEntities(registry, ingestion, reads, timeseries);
   const owners = new OwnersAndLinks(registry, reads, ingestion);
-  const hierarchy = new Hierarchy(new HierarchyStore(graph));
   const timeline = new TimelineService(registry, history);
 
   const commit = gitCommit();
@@ -283,7 +285,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, descriptions, owners, hierarchy, retrieval, timeline, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, glossary, descriptions, owners, hierarchy, retrieval, timeline, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

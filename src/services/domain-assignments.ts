@@ -6,6 +6,8 @@ import type { Registry } from '../model/registry';
 import { makeUrn } from '../model/urn';
 import { addCreatorAsOwner } from './creator-owner';
 import type { EntityReads } from './entity-reads';
+import type { Hierarchy } from './hierarchy';
+import type { ReferencesService } from './references';
 import type { IngestionService } from './ingestion';
 import type { AcrossEntitiesSearch } from './search/across-entities';
 import { parseFilter } from './search/query-builder';
@@ -22,7 +24,8 @@ export interface CreateDomainInput {
 }
 
 /**
- * Domains as DataHub's GraphQL manages them (createDomain, setDomain, unsetDomain, batchSetDomain, listDomains): a
+ * Domains as DataHub's GraphQL manages them (createDomain, deleteDomain, moveDomain, setDomain, unsetDomain,
+ * batchSetDomain, listDomains): a
  * domain is created with its creator as owner, and an entity's `domains` aspect is set to one domain or none. Every
  * entity and domain named is checked before one transaction writes them all.
  */
@@ -32,8 +35,51 @@ export class DomainAssignments {
     private readonly reads: EntityReads,
     private readonly search: AcrossEntitiesSearch,
     private readonly ingestion: IngestionService,
+    private readonly hierarchy: Hierarchy,
+    private readonly references: ReferencesService,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Deletes a domain, as DataHub's deleteDomain: refused while sub-domains sit under it; else every reference to it
+   * (entities' domains) is removed, then the domain itself (hard delete).
+   */
+  async delete(rawUrn: string, principal: Principal): Promise<true> {
+    const urn = this.domainUrn(rawUrn, 'urn');
+    if (!(await this.reads.existing([urn])).has(urn)) throw new InvalidInputError(`Failed to delete Domain ${urn}: it does not exist`);
+    if (await this.hierarchy.hasChildDomains(urn)) throw new InvalidInputError(`Cannot delete domain ${urn} which has child domains`);
+    await this.references.deleteReferences(urn, false, principal);
+    await this.ingestion.delete({ urn });
+    return true;
+  }
+
+  /** Moves a domain under another (null: to the top level); refused under itself or one of its own sub-domains. */
+  async move(rawUrn: string, rawParent: string | null | undefined, principal: Principal): Promise<true> {
+    const urn = this.domainUrn(rawUrn, 'resourceUrn');
+    const parent = rawParent ? this.domainUrn(rawParent, 'parentDomain') : null;
+    const existing = await this.reads.existing(parent ? [urn, parent] : [urn]);
+    if (!existing.has(urn)) throw new InvalidInputError(`Failed to move domain ${urn}: it does not exist`);
+    if (parent && !existing.has(parent)) throw new InvalidInputError(`Failed to move domain ${urn}: parent domain ${parent} does not exist`);
+    if (parent && (parent === urn || (await this.hierarchy.parentDomains([parent])).get(parent)?.includes(urn))) {
+      throw new InvalidInputError(`Failed to move domain ${urn}: ${parent} is the domain itself or under it`);
+    }
+    await this.ingestion.transformAspects(
+      [
+        {
+          urn,
+          aspectName: domainProperties.name,
+          transform: (current) => {
+            if (!current) return null;
+            if ((current.parentDomain ?? null) === parent) return null;
+            const { parentDomain: _old, ...rest } = current;
+            return parent ? { ...rest, parentDomain: parent } : rest;
+          },
+        },
+      ],
+      principal,
+    );
+    return true;
+  }
 
   /** Creates a domain (id: a new UUID when none is given) and returns its urn; an existing id is refused. */
   async create(input: CreateDomainInput, principal: Principal): Promise<string> {

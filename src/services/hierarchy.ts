@@ -20,4 +20,14 @@ export class Hierarchy {
   parentNodes(urns: string[]): Promise<Map<string, string[]>> {
     return this.store.parents(urns, [glossaryTermInfo.name, glossaryNodeInfo.name]);
   }
+
+  /** Whether any domain sits directly under this one. */
+  async hasChildDomains(urn: string): Promise<boolean> {
+    return (await this.store.children(urn, [domainProperties.name], 1)).length > 0;
+  }
+
+  /** Whether any term or node sits directly under this glossary node. */
+  async hasGlossaryChildren(urn: string): Promise<boolean> {
+    return (await this.store.children(urn, [glossaryTermInfo.name, glossaryNodeInfo.name], 1)).length > 0;
+  }
 }

@@ -203,6 +203,45 @@ describe('GraphQL the official client sends', () => {
     expect(edges.data.entity.relationships.relationships).toEqual(expect.arrayContaining([{ type: 'IsPartOf', entity: { urn: inner } }, { type: 'AssociatedWith', entity: { urn: child } }]));
   });
 
+  it('manages the glossary and domains: create, move (never into a cycle), rename, and delete a domain with its references', async () => {
+    const id = uniqueId('gloss').replace(/[^a-zA-Z0-9]/g, '');
+    const ok = async (mutation: string) => {
+      const res = await graphql(`mutation { ${mutation} }`);
+      expect(res.errors).toBeUndefined();
+      return Object.values(res.data)[0];
+    };
+    const refused = async (mutation: string) => (await graphql(`mutation { ${mutation} }`)).errors?.[0]?.message;
+
+    const top = await ok(`createGlossaryNode(input: {id: "${id}top", name: "Top", description: "top node"})`);
+    const mid = await ok(`createGlossaryNode(input: {id: "${id}mid", name: "Mid", parentNode: "${top}"})`);
+    const term = await ok(`createGlossaryTerm(input: {id: "${id}.Revenue", name: "Revenue", description: "money in", parentNode: "${mid}"})`);
+    expect([top, mid, term]).toEqual([`urn:li:glossaryNode:${id}top`, `urn:li:glossaryNode:${id}mid`, `urn:li:glossaryTerm:${id}.Revenue`]);
+    expect(await refused(`createGlossaryTerm(input: {id: "${id}.Revenue", name: "again"})`)).toMatch(/already exists/);
+    expect(await refused(`createGlossaryTerm(input: {name: "orphan", parentNode: "urn:li:glossaryNode:${id}none"})`)).toMatch(/does not exist/);
+    expect(await refused(`updateParentNode(input: {resourceUrn: "${top}", parentNode: "${mid}"})`)).toMatch(/itself or under it/);
+    await ok(`updateParentNode(input: {resourceUrn: "${term}", parentNode: "${top}"})`);
+    await ok(`updateName(input: {urn: "${term}", name: "Revenue (net)"})`);
+    const read = await graphql(`{ glossaryTerm(urn: "${term}") { properties { name definition termSource } parentNodes { nodes { urn } } } }`);
+    expect(read.data.glossaryTerm).toEqual({ properties: { name: 'Revenue (net)', definition: 'money in', termSource: 'INTERNAL' }, parentNodes: { nodes: [{ urn: top }] } });
+    const owned = await svc.call('GET', `/aspects/${encodeURIComponent(term)}?aspect=ownership&version=0`);
+    expect(owned.body.aspect['com.linkedin.common.Ownership'].owners.map((o: { owner: string }) => o.owner)).toEqual(['urn:li:corpuser:test-bot']);
+
+    const finance = await ok(`createDomain(input: {id: "${id}finance", name: "Finance"})`);
+    const billing = await ok(`createDomain(input: {id: "${id}billing", name: "Billing", parentDomain: "${finance}"})`);
+    expect(await refused(`moveDomain(input: {resourceUrn: "${finance}", parentDomain: "${billing}"})`)).toMatch(/itself or under it/);
+    expect(await refused(`deleteDomain(urn: "${finance}")`)).toMatch(/has child domains/);
+    const dataset = `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_orders,PROD)`;
+    await write(dataset, 'status', { removed: false });
+    await ok(`setDomain(entityUrn: "${dataset}", domainUrn: "${billing}")`);
+    await ok(`moveDomain(input: {resourceUrn: "${billing}"})`);
+    expect((await graphql(`{ domain(urn: "${billing}") { parentDomains { count } } }`)).data.domain.parentDomains.count).toBe(0);
+    await ok(`deleteDomain(urn: "${billing}")`);
+    expect((await graphql(`{ domain(urn: "${billing}") { exists } }`)).data.domain.exists).toBe(false);
+    const domains = await svc.call('GET', `/aspects/${encodeURIComponent(dataset)}?aspect=domains&version=0`);
+    expect(domains.body.aspect['com.linkedin.domain.Domains'].domains).toEqual([]);
+    await ok(`deleteDomain(urn: "${finance}")`);
+  });
+
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
     const reader = (await mintToken({ actor: 'urn:li:corpuser:reader', scopes: ['read'] })).token;
     const query = '{ me { corpUser { urn username } platformPrivileges { manageTokens manageTags createTags } } }';

@@ -1,3 +1,4 @@
+import neo4j from 'neo4j-driver';
 import type { Neo4jExecutor } from './neo4j-executor';
 
 /** The deepest chain of parents read (DataHub's parent resolvers stop at a bound too). */
@@ -12,5 +13,11 @@ export class HierarchyStore {
     if (urns.length === 0) return new Map();
     const records = await this.neo4j.query('hierarchy.parents', 'hierarchy/parents', { urns, aspects, maxDepth: MAX_DEPTH });
     return new Map(records.map((r) => [r.get('urn') as string, r.get('parents') as string[]]));
+  }
+
+  /** Up to `limit` entities directly under `urn` through edges projected by `aspects`. */
+  async children(urn: string, aspects: string[], limit: number): Promise<string[]> {
+    const records = await this.neo4j.query('hierarchy.children', 'hierarchy/children', { urn, aspects, limit: neo4j.int(limit) });
+    return records.map((r) => r.get('urn') as string);
   }
 }

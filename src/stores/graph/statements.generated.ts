@@ -12,6 +12,7 @@ export type StatementName =
   | 'edge-scroll/lineageAround'
   | 'edge-scroll/toDestinations'
   | 'health/ping'
+  | 'hierarchy/children'
   | 'hierarchy/parents'
   | 'history/aspectsAt'
   | 'history/backfillDone'
