@@ -10,6 +10,7 @@ import type { AspectValues } from '../services/lineage/lineage-service';
 import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type AcrossFacet, type AcrossHit, type SortCriterion } from '../services/search/across-entities';
 import { parseFilter, type Filter } from '../services/search/query-builder';
 import type { SearchService } from '../services/search/search-service';
+import type { DataProducts } from '../services/data-products';
 import { lineageTypeDefs } from './graphql-lineage';
 import { perRequestLoader } from './graphql-request-loader';
 
@@ -236,6 +237,33 @@ const typeDefs = /* GraphQL */ `
     name: String!
     hierarchicalName: String!
     properties: GlossaryTermProperties
+  }
+
+  type DataProduct implements Entity {
+    urn: String!
+    type: EntityType!
+    properties: DataProductProperties
+    tags: GlobalTags
+    glossaryTerms: GlossaryTerms
+    ownership: Ownership
+    domain: DomainAssociation
+    container: Container
+    subTypes: SubTypes
+    "Its assets matching a search (every type; the query and filters of the input)."
+    entities(input: SearchAcrossEntitiesInput): SearchResults
+  }
+
+  type DataProductProperties {
+    name: String!
+    description: String
+    externalUrl: String
+    numAssets: Int
+    customProperties: [CustomPropertiesEntry!]
+  }
+
+  extend type Query {
+    "A data product's assets matching a search."
+    listDataProductAssets(urn: String!, input: SearchAcrossEntitiesInput!): SearchResults
   }
 
   type GlossaryNode implements Entity {
@@ -571,6 +599,7 @@ export const GRAPHQL_OBJECT: Record<string, string> = {
   tag: 'Tag',
   glossaryTerm: 'GlossaryTerm',
   glossaryNode: 'GlossaryNode',
+  dataProduct: 'DataProduct',
   dataPlatform: 'DataPlatform',
   mlModel: 'MLModel',
   mlModelGroup: 'MLModelGroup',
@@ -703,6 +732,8 @@ export interface SearchGraphqlDependencies {
   search: AcrossEntitiesSearch;
   /** One entity type's browse paths (the rest.li browse action's service). */
   browsing: SearchService;
+  /** Data products' assets (DataProduct.entities, listDataProductAssets). */
+  dataProducts?: DataProducts;
   reads: EntityReads;
   registry: Registry;
 }
@@ -716,7 +747,7 @@ function fieldAspects(registry: Registry): string[] {
   return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name];
 }
 
-export function searchResolvers({ search, browsing, reads, registry }: SearchGraphqlDependencies) {
+export function searchResolvers({ search, browsing, dataProducts, reads, registry }: SearchGraphqlDependencies) {
   const names = search.names;
   const read = fieldAspects(registry);
   // Every entity resolved in one request shares one aspect read per tick.
@@ -819,6 +850,15 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
     const result = await search.search({ ...common({ query: input?.query, filters: [...(input?.filters ?? []), within] }), start: input?.start ?? 0, count: input?.count ?? 20 });
     return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
   };
+  /** A data product's assets (read from its properties) searched with the input's query and filters. */
+  const assetsOf = async (urn: string, input: CommonInput & { start?: number | null; count?: number | null }) => {
+    const assets = dataProducts ? await dataProducts.assets(urn) : [];
+    const start = input.start ?? 0;
+    if (assets.length === 0) return { start, count: 0, total: 0, searchResults: [], facets: [], suggestions: [] };
+    const within = { field: 'urn', values: assets, condition: 'EQUAL' } satisfies FacetFilterInput;
+    const result = await search.search({ ...common({ ...input, filters: [...(input.filters ?? []), within] }), start, count: input.count ?? 10 });
+    return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
+  };
   const hit = (h: AcrossHit) => ({
     entity: { urn: h.urn, type: h.entityType || undefined } satisfies EntityRef,
     insights: [],
@@ -848,6 +888,7 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
         const result = await search.scroll({ ...common(input), facets: null, scrollId: input.scrollId, count: input.count ?? 10 });
         return { nextScrollId: result.nextScrollId, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets) };
       },
+      listDataProductAssets: (_: unknown, { urn, input }: { urn: string; input: CommonInput & { start?: number | null; count?: number | null } }) => assetsOf(urn, input),
       search: async (_: unknown, { input }: { input: CommonInput & { type: string; start?: number | null; count?: number | null } }) => {
         const result = await search.search({ ...common({ ...input, types: [input.type] }), start: input.start ?? 0, count: input.count ?? 10 });
         return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
@@ -954,6 +995,17 @@ export function searchResolvers({ search, browsing, reads, registry }: SearchGra
       name: idOf,
       description: ownProperties((v) => str(v.description)),
       properties: ownProperties((v, e) => ({ name: str(v.name) ?? idOf(e), description: str(v.description), colorHex: str(v.colorHex) })),
+    },
+    DataProduct: {
+      ...shared,
+      properties: ownProperties((v, e) => ({
+        name: str(v.name) ?? idOf(e),
+        description: str(v.description),
+        externalUrl: str(v.externalUrl),
+        numAssets: Array.isArray(v.assets) ? v.assets.length : 0,
+        customProperties: customProperties(v.customProperties, e.urn),
+      })),
+      entities: (e: EntityRef, { input }: { input?: (CommonInput & { start?: number | null; count?: number | null }) | null }) => assetsOf(e.urn, input ?? {}),
     },
     GlossaryNode: {
       type,

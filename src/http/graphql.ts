@@ -23,6 +23,8 @@ import { ownershipResolvers, ownershipTypeDefs } from './graphql-ownership';
 import { hierarchyResolvers, hierarchyTypeDefs } from './graphql-hierarchy';
 import type { Hierarchy } from '../services/hierarchy';
 import { timelineResolvers, timelineTypeDefs } from './graphql-timeline';
+import { dataProductResolvers, dataProductTypeDefs } from './graphql-data-products';
+import type { DataProducts } from '../services/data-products';
 import type { TimelineService } from '../services/history/timeline-service';
 import type { OwnersAndLinks } from '../services/owners-and-links';
 import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
@@ -310,6 +312,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   owners: OwnersAndLinks;
   hierarchy: Hierarchy;
   timeline: TimelineService;
+  dataProducts: DataProducts;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -324,7 +327,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs, dataProductTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -354,6 +357,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       ownershipResolvers(deps),
       hierarchyResolvers(deps),
       timelineResolvers(deps),
+      dataProductResolvers(deps),
     ],
   });
 }

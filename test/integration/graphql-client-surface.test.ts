@@ -208,7 +208,7 @@ describe('GraphQL the official client sends', () => {
     const ok = async (mutation: string) => {
       const res = await graphql(`mutation { ${mutation} }`);
       expect(res.errors).toBeUndefined();
-      return Object.values(res.data)[0];
+      return Object.values(res.data)[0] as string;
     };
     const refused = async (mutation: string) => (await graphql(`mutation { ${mutation} }`)).errors?.[0]?.message;
 
@@ -240,6 +240,36 @@ describe('GraphQL the official client sends', () => {
     const domains = await svc.call('GET', `/aspects/${encodeURIComponent(dataset)}?aspect=domains&version=0`);
     expect(domains.body.aspect['com.linkedin.domain.Domains'].domains).toEqual([]);
     await ok(`deleteDomain(urn: "${finance}")`);
+  });
+
+  it('manages data products: create in a domain, set assets (an asset in one product at a time), search them, update, delete', async () => {
+    const id = uniqueId('dp').replace(/[^a-zA-Z0-9]/g, '');
+    const mutate = async (mutation: string) => graphql(`mutation { ${mutation} }`);
+    const domain = (await mutate(`createDomain(input: {id: "${id}sales", name: "Sales"})`)).data.createDomain as string;
+    const [orders, customers] = ['orders', 'customers'].map((n) => `urn:li:dataset:(urn:li:dataPlatform:hive,${id}_${n},PROD)`);
+    for (const urn of [orders, customers]) await write(urn, 'datasetProperties', { name: `${id} ${urn.includes('orders') ? 'orders' : 'customers'}`, customProperties: {} });
+    const created = await mutate(`first: createDataProduct(input: {id: "${id}first", domainUrn: "${domain}", properties: {name: "First", description: "one"}}) { urn } second: createDataProduct(input: {id: "${id}second", domainUrn: "${domain}", properties: {name: "Second"}}) { urn }`);
+    const [first, second] = [created.data.first.urn, created.data.second.urn];
+    expect(first).toBe(`urn:li:dataProduct:${id}first`);
+    expect((await mutate(`createDataProduct(input: {id: "${id}first", domainUrn: "${domain}", properties: {name: "again"}}) { urn }`)).errors?.[0]?.message).toMatch(/already exists/);
+    expect((await mutate(`createDataProduct(input: {domainUrn: "urn:li:domain:${id}none", properties: {name: "x"}}) { urn }`)).errors?.[0]?.message).toMatch(/does not exist/);
+
+    expect((await mutate(`batchSetDataProduct(input: {dataProductUrn: "${first}", resourceUrns: ["${orders}", "${customers}"]})`)).data).toEqual({ batchSetDataProduct: true });
+    // Setting another product moves the asset out of the first.
+    await mutate(`batchSetDataProduct(input: {dataProductUrn: "${second}", resourceUrns: ["${customers}"]})`);
+    await svc.indexer.waitUntilIndexed();
+    const read = await graphql(`{
+      dataProduct(urn: "${first}") { properties { name description numAssets } domain { domain { urn } } entities { total searchResults { entity { urn } } } }
+      listDataProductAssets(urn: "${second}", input: {query: "*"}) { total searchResults { entity { urn } } } }`);
+    expect(read.data).toEqual({
+      dataProduct: { properties: { name: 'First', description: 'one', numAssets: 1 }, domain: { domain: { urn: domain } }, entities: { total: 1, searchResults: [{ entity: { urn: orders } }] } },
+      listDataProductAssets: { total: 1, searchResults: [{ entity: { urn: customers } }] },
+    });
+    await mutate(`batchSetDataProduct(input: {resourceUrns: ["${orders}"]})`);
+    await mutate(`updateDataProduct(urn: "${first}", input: {name: "First (renamed)"}) { urn }`);
+    expect((await graphql(`{ dataProduct(urn: "${first}") { properties { name numAssets } } }`)).data.dataProduct.properties).toEqual({ name: 'First (renamed)', numAssets: 0 });
+    expect((await mutate(`deleteDataProduct(urn: "${second}")`)).data).toEqual({ deleteDataProduct: true });
+    expect((await graphql(`{ dataProduct(urn: "${second}") { exists } }`)).data.dataProduct.exists).toBe(false);
   });
 
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {

@@ -76,6 +76,7 @@ describe("entity properties: the aspect modules say which aspect is an entity ty
       tag: { aspect: 'tagProperties', nameField: 'name' },
       glossaryTerm: { aspect: 'glossaryTermInfo', nameField: 'name' },
       glossaryNode: { aspect: 'glossaryNodeInfo', nameField: 'name' },
+      dataProduct: { aspect: 'dataProductProperties', nameField: 'name' },
       dataPlatform: { aspect: 'dataPlatformInfo', nameField: 'name' },
       dataProcessInstance: { aspect: 'dataProcessInstanceProperties', nameField: 'name' },
       mlModel: { aspect: 'mlModelProperties', nameField: 'name' },

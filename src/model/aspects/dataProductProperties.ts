@@ -4,4 +4,5 @@ import type { AspectBehaviour } from './behaviour';
 export const dataProductProperties: AspectBehaviour = {
   name: 'dataProductProperties',
   patch: { arrayKeys: { assets: ['destinationUrn'] }, initial: () => ({ assets: [] }) },
+  entityProperties: { nameField: 'name' },
 };
