@@ -27,6 +27,7 @@ import { OwnersAndLinks } from './services/owners-and-links';
 import { Hierarchy } from './services/hierarchy';
 import { Glossary } from './services/glossary';
 import { DataProducts } from './services/data-products';
+import { Groups } from './services/groups';
 import { HierarchyStore } from './stores/graph/hierarchy-store';
 import { AcrossEntitiesSearch } from './services/search/across-entities';
 import { Descriptions } from './services/descriptions';
@@ -275,6 +276,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion, hierarchy, references);
   const glossary = new Glossary(registry, reads, ingestion, hierarchy);
   const dataProducts = new DataProducts(registry, reads, retrieval, ingestion, references);
+  const groups = new Groups(registry, reads, searchAcross, ingestion, references);
   const descriptions = new Descriptions(registry, reads, ingestion);
   const openApiEntities = new OpenApiEntities(registry, ingestion, reads, timeseries);
   const owners = new OwnersAndLinks(registry, reads, ingestion);
@@ -287,7 +289,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, glossary, descriptions, owners, hierarchy, retrieval, timeline, dataProducts, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, glossary, descriptions, owners, hierarchy, retrieval, timeline, dataProducts, groups, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

@@ -25,6 +25,8 @@ import type { Hierarchy } from '../services/hierarchy';
 import { timelineResolvers, timelineTypeDefs } from './graphql-timeline';
 import { dataProductResolvers, dataProductTypeDefs } from './graphql-data-products';
 import type { DataProducts } from '../services/data-products';
+import { groupResolvers, groupTypeDefs } from './graphql-groups';
+import type { Groups } from '../services/groups';
 import type { TimelineService } from '../services/history/timeline-service';
 import type { OwnersAndLinks } from '../services/owners-and-links';
 import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
@@ -313,6 +315,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   hierarchy: Hierarchy;
   timeline: TimelineService;
   dataProducts: DataProducts;
+  groups: Groups;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -327,7 +330,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs, dataProductTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs, dataProductTypeDefs, groupTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -358,6 +361,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       hierarchyResolvers(deps),
       timelineResolvers(deps),
       dataProductResolvers(deps),
+      groupResolvers(deps),
     ],
   });
 }

@@ -272,6 +272,33 @@ describe('GraphQL the official client sends', () => {
     expect((await graphql(`{ dataProduct(urn: "${second}") { exists } }`)).data.dataProduct.exists).toBe(false);
   });
 
+  it('manages users and groups: create a native group, add and remove members, list, remove (admin scope)', async () => {
+    const id = uniqueId('grp').replace(/[^a-zA-Z0-9]/g, '');
+    const [ada, bob] = [`urn:li:corpuser:${id}ada`, `urn:li:corpuser:${id}bob`];
+    for (const user of [ada, bob]) await write(user, 'corpUserInfo', { active: true, displayName: user.slice(-3) });
+    const mutate = async (mutation: string, as = token) => (await svc.call('POST', '/api/graphql', { query: `mutation { ${mutation} }` }, { authorization: `Bearer ${as}` })).body;
+    const group = (await mutate(`createGroup(input: {id: "${id}team", name: "Team", description: "the team"})`)).data.createGroup as string;
+    expect(group).toBe(`urn:li:corpGroup:${id}team`);
+    expect((await mutate(`createGroup(input: {id: "${id}team", name: "again"})`)).errors?.[0]?.message).toMatch(/already exists/);
+    expect((await mutate(`addGroupMembers(input: {groupUrn: "${group}", userUrns: ["${ada}", "urn:li:corpuser:${id}nobody"]})`)).errors?.[0]?.message).toMatch(/does not exist/);
+    const writer = (await mintToken({ scopes: ['read', 'write'] })).token;
+    expect((await mutate(`addGroupMembers(input: {groupUrn: "${group}", userUrns: ["${ada}"]})`, writer)).errors?.[0]?.extensions?.code).toBe(403);
+    expect((await mutate(`addGroupMembers(input: {groupUrn: "${group}", userUrns: ["${ada}", "${bob}"]})`)).data).toEqual({ addGroupMembers: true });
+    const members = async () =>
+      (await graphql(`{ corpGroup(urn: "${group}") { relationships(input: {types: ["IsMemberOfNativeGroup", "IsMemberOfGroup"], direction: INCOMING}) { total relationships { entity { urn } } } } }`)).data.corpGroup.relationships;
+    expect((await members()).relationships.map((r: { entity: { urn: string } }) => r.entity.urn).sort()).toEqual([ada, bob]);
+    await mutate(`removeGroupMembers(input: {groupUrn: "${group}", userUrns: ["${bob}"]})`);
+    expect((await members()).relationships).toEqual([{ entity: { urn: ada } }]);
+    await svc.indexer.waitUntilIndexed();
+    const listed = await graphql(`{ listGroups(input: {query: "${id}team"}) { total groups { urn } } listUsers(input: {query: "${id}ada", count: 5}) { total users { urn } } }`);
+    expect(listed.data).toEqual({ listGroups: { total: 1, groups: [{ urn: group }] }, listUsers: { total: 1, users: [{ urn: ada }] } });
+    expect((await mutate(`removeGroup(urn: "${group}")`)).data).toEqual({ removeGroup: true });
+    const membership = await svc.call('GET', `/aspects/${encodeURIComponent(ada)}?aspect=nativeGroupMembership&version=0`);
+    expect(membership.body.aspect['com.linkedin.identity.NativeGroupMembership'].nativeGroups).toEqual([]);
+    expect((await mutate(`removeUser(urn: "${bob}")`)).data).toEqual({ removeUser: true });
+    expect((await graphql(`{ corpUser(urn: "${bob}") { exists } }`)).data.corpUser.exists).toBe(false);
+  });
+
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
     const reader = (await mintToken({ actor: 'urn:li:corpuser:reader', scopes: ['read'] })).token;
     const query = '{ me { corpUser { urn username } platformPrivileges { manageTokens manageTags createTags } } }';

@@ -1,0 +1,4 @@
+import type { AspectBehaviour } from './behaviour';
+
+/** A user's groups (an IsMemberOf… edge to each). */
+export const groupMembership: AspectBehaviour = { name: 'groupMembership' };
