@@ -23,3 +23,15 @@ WHERE r.aspect IN $aspects
 RETURN c.urn AS urn
 ORDER BY urn
 LIMIT $limit
+
+// @name siblings
+// Per urn in $urns, its siblings in either direction (its own SiblingOf edges and those pointing at it: DataHub writes
+// the siblings aspect on one side only, or on both), without soft-deleted ones, by urn.
+UNWIND $urns AS urn
+MATCH (e:Entity {urn: urn})
+USING INDEX SEEK e:Entity(urn)
+OPTIONAL MATCH (e)-[:SiblingOf]-(s:Entity)
+WHERE s.removed IS NULL AND s.urn <> urn
+WITH urn, s.urn AS sibling
+ORDER BY urn, sibling
+RETURN urn, [x IN collect(DISTINCT sibling) WHERE x IS NOT NULL] AS siblingUrns

@@ -11,6 +11,7 @@ import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type A
 import { parseFilter, type Filter } from '../services/search/query-builder';
 import type { SearchService } from '../services/search/search-service';
 import type { DataProducts } from '../services/data-products';
+import type { Hierarchy } from '../services/hierarchy';
 import { lineageTypeDefs } from './graphql-lineage';
 import { perRequestLoader } from './graphql-request-loader';
 
@@ -237,6 +238,11 @@ const typeDefs = /* GraphQL */ `
     name: String!
     hierarchicalName: String!
     properties: GlossaryTermProperties
+  }
+
+  extend type Dataset {
+    "Its siblings (the same asset seen through another platform, e.g. a dbt model and its warehouse table), whichever side wrote the siblings aspect; paged by scrollId."
+    siblingsSearch(input: ScrollAcrossEntitiesInput!): ScrollResults
   }
 
   type DataProduct implements Entity {
@@ -659,6 +665,18 @@ interface FacetFilterInput {
   condition?: string | null;
 }
 
+/** The position a siblingsSearch cursor carries (0 without one); a cursor this service did not make is refused. */
+function siblingsOffset(scrollId: string | null | undefined): number {
+  if (!scrollId) return 0;
+  try {
+    const offset = (JSON.parse(Buffer.from(scrollId, 'base64url').toString('utf8')) as { siblingsOffset?: unknown }).siblingsOffset;
+    if (Number.isSafeInteger(offset) && (offset as number) >= 0) return offset as number;
+  } catch {
+    /* refused below */
+  }
+  throw new InvalidInputError('Invalid scrollId: not a siblingsSearch cursor');
+}
+
 interface BrowseInput {
   type: string;
   path?: string[] | null;
@@ -734,6 +752,8 @@ export interface SearchGraphqlDependencies {
   browsing: SearchService;
   /** Data products' assets (DataProduct.entities, listDataProductAssets). */
   dataProducts?: DataProducts;
+  /** Datasets' siblings (Dataset.siblingsSearch). */
+  hierarchy?: Hierarchy;
   reads: EntityReads;
   registry: Registry;
 }
@@ -747,7 +767,7 @@ function fieldAspects(registry: Registry): string[] {
   return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name];
 }
 
-export function searchResolvers({ search, browsing, dataProducts, reads, registry }: SearchGraphqlDependencies) {
+export function searchResolvers({ search, browsing, dataProducts, hierarchy, reads, registry }: SearchGraphqlDependencies) {
   const names = search.names;
   const read = fieldAspects(registry);
   // Every entity resolved in one request shares one aspect read per tick.
@@ -850,6 +870,30 @@ export function searchResolvers({ search, browsing, dataProducts, reads, registr
     const result = await search.search({ ...common({ query: input?.query, filters: [...(input?.filters ?? []), within] }), start: input?.start ?? 0, count: input?.count ?? 20 });
     return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
   };
+  // Siblings of every dataset of a request tick, read in one statement.
+  const siblingsLoader = perRequestLoader(async (urns: readonly string[]) => {
+    const found = hierarchy ? await hierarchy.siblings([...urns]) : new Map<string, string[]>();
+    return urns.map((u) => found.get(u) ?? []);
+  });
+  /**
+   * Dataset.siblingsSearch: a plain page (query `*`, no filters) comes straight from the graph in urn order; a query or
+   * filters search the siblings. A cursor is offered when the page filled, as DataHub's.
+   */
+  const siblingsSearch = async (e: EntityRef, { input }: { input: CommonInput & { scrollId?: string | null; count?: number | null } }, ctx: object) => {
+    const siblings = await siblingsLoader(ctx).load(e.urn);
+    const count = Math.max(input.count ?? 10, 0);
+    const offset = siblingsOffset(input.scrollId);
+    const next = (shown: number) => (shown === count && count > 0 ? Buffer.from(JSON.stringify({ siblingsOffset: offset + count })).toString('base64url') : null);
+    const plain = (!input.query || input.query.trim() === '*') && !input.filters?.length && !input.orFilters?.length;
+    if (plain || siblings.length === 0) {
+      const page = plain ? siblings.slice(offset, offset + count) : [];
+      const entry = (urn: string) => ({ entity: ref(urn), insights: [], matchedFields: [], extraProperties: [] });
+      return { nextScrollId: next(page.length), count: page.length, total: plain ? siblings.length : 0, searchResults: page.map(entry), facets: [] };
+    }
+    const within = { field: 'urn', values: siblings, condition: 'EQUAL' } satisfies FacetFilterInput;
+    const result = await search.search({ ...common({ ...input, filters: [...(input.filters ?? []), within] }), start: offset, count });
+    return { nextScrollId: next(result.hits.length), count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets) };
+  };
   /** A data product's assets (read from its properties) searched with the input's query and filters. */
   const assetsOf = async (urn: string, input: CommonInput & { start?: number | null; count?: number | null }) => {
     const assets = dataProducts ? await dataProducts.assets(urn) : [];
@@ -931,6 +975,7 @@ export function searchResolvers({ search, browsing, dataProducts, reads, registr
     FacetMetadata: { entity: () => null },
     SchemaFieldEntity: { type },
     Dataset: {
+      siblingsSearch,
       ...shared,
       origin: (e: EntityRef) => part(e, 2),
       platform,

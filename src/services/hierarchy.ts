@@ -30,4 +30,9 @@ export class Hierarchy {
   async hasGlossaryChildren(urn: string): Promise<boolean> {
     return (await this.store.children(urn, [glossaryTermInfo.name, glossaryNodeInfo.name], 1)).length > 0;
   }
+
+  /** Each entity's siblings, whichever side wrote the siblings aspect (DataHub's siblingsSearch finds both). */
+  siblings(urns: string[]): Promise<Map<string, string[]>> {
+    return this.store.siblings(urns);
+  }
 }

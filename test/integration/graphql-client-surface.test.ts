@@ -299,6 +299,35 @@ describe('GraphQL the official client sends', () => {
     expect((await graphql(`{ corpUser(urn: "${bob}") { exists } }`)).data.corpUser.exists).toBe(false);
   });
 
+  it('answers siblingsSearch from either side of the siblings aspect, batched per request, paged by cursor', async () => {
+    const id = uniqueId('sib').replace(/[^a-zA-Z0-9]/g, '');
+    const dbt = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:dbt,${id}.${n},PROD)`;
+    const wh = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:snowflake,${id}.${n},PROD)`;
+    for (const urn of [dbt('orders'), dbt('orphan'), dbt('multi'), wh('orders'), wh('m0'), wh('m1'), wh('m2'), dbt('sym'), wh('sym')]) await write(urn, 'status', { removed: false });
+    // Written on the warehouse side only, as DataHub's dbt source does; the symmetric pair on both sides.
+    await write(wh('orders'), 'siblings', { siblings: [dbt('orders')], primary: true });
+    for (const m of ['m0', 'm1', 'm2']) await write(wh(m), 'siblings', { siblings: [dbt('multi')], primary: true });
+    await write(dbt('sym'), 'siblings', { siblings: [wh('sym')], primary: false });
+    await write(wh('sym'), 'siblings', { siblings: [dbt('sym')], primary: true });
+    const page = `total count nextScrollId searchResults { entity { urn } }`;
+    const answer = await graphql(`{
+      a: dataset(urn: "${dbt('orders')}") { siblingsSearch(input: {query: "*", count: 5}) { ${page} } }
+      b: dataset(urn: "${dbt('orphan')}") { siblingsSearch(input: {query: "*", count: 5}) { ${page} } }
+      c: dataset(urn: "${dbt('multi')}") { siblingsSearch(input: {query: "*", count: 2}) { ${page} } }
+      d: dataset(urn: "${dbt('sym')}") { siblingsSearch(input: {query: "*", count: 5}) { ${page} } }
+      e: dataset(urn: "${wh('sym')}") { siblingsSearch(input: {query: "*", count: 0}) { ${page} } } }`);
+    const urns = (p: { searchResults: { entity: { urn: string } }[] }) => p.searchResults.map((r) => r.entity.urn);
+    const d = answer.data;
+    expect([urns(d.a.siblingsSearch), d.a.siblingsSearch.total, d.a.siblingsSearch.nextScrollId]).toEqual([[wh('orders')], 1, null]);
+    expect(d.b.siblingsSearch).toEqual({ total: 0, count: 0, nextScrollId: null, searchResults: [] });
+    expect([urns(d.c.siblingsSearch), d.c.siblingsSearch.total]).toEqual([[wh('m0'), wh('m1')], 3]);
+    expect(urns(d.d.siblingsSearch)).toEqual([wh('sym')]);
+    expect(d.e.siblingsSearch).toEqual({ total: 1, count: 0, nextScrollId: null, searchResults: [] });
+    const rest = await graphql(`{ dataset(urn: "${dbt('multi')}") { siblingsSearch(input: {query: "*", count: 2, scrollId: "${d.c.siblingsSearch.nextScrollId}"}) { ${page} } } }`);
+    expect([urns(rest.data.dataset.siblingsSearch), rest.data.dataset.siblingsSearch.nextScrollId]).toEqual([[wh('m2')], null]);
+    expect((await graphql(`{ dataset(urn: "${dbt('multi')}") { siblingsSearch(input: {query: "*", scrollId: "nonsense"}) { total } } }`)).errors?.[0]?.message).toMatch(/Invalid scrollId/);
+  });
+
   it("answers the caller's privileges by its token's scopes, and the CLI's `datahub graphql` and `datahub search diagnose` work", async () => {
     const reader = (await mintToken({ actor: 'urn:li:corpuser:reader', scopes: ['read'] })).token;
     const query = '{ me { corpUser { urn username } platformPrivileges { manageTokens manageTags createTags } } }';

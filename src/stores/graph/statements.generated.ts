@@ -14,6 +14,7 @@ export type StatementName =
   | 'health/ping'
   | 'hierarchy/children'
   | 'hierarchy/parents'
+  | 'hierarchy/siblings'
   | 'history/aspectsAt'
   | 'history/backfillDone'
   | 'history/backfillMeta'
