@@ -334,6 +334,24 @@ const typeDefs = /* GraphQL */ `
     type: EntityType!
     username: String!
     properties: CorpUserProperties
+    "Deprecated: properties."
+    info: CorpUserInfo
+  }
+
+  "Deprecated: CorpUserProperties, under its old name."
+  type CorpUserInfo {
+    displayName: String
+    email: String
+    title: String
+    fullName: String
+    firstName: String
+    lastName: String
+    active: Boolean!
+  }
+
+  extend type Dataset {
+    "Deprecated: properties.description."
+    description: String
   }
 
   type CorpGroupProperties {
@@ -870,6 +888,15 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
     const result = await search.search({ ...common({ query: input?.query, filters: [...(input?.filters ?? []), within] }), start: input?.start ?? 0, count: input?.count ?? 20 });
     return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
   };
+  const userProperties = ownProperties((v) => ({
+    displayName: str(v.displayName),
+    email: str(v.email),
+    title: str(v.title),
+    fullName: str(v.fullName),
+    firstName: str(v.firstName),
+    lastName: str(v.lastName),
+    active: v.active === true,
+  }));
   // Siblings of every dataset of a request tick, read in one statement.
   const siblingsLoader = perRequestLoader(async (urns: readonly string[]) => {
     const found = hierarchy ? await hierarchy.siblings([...urns]) : new Map<string, string[]>();
@@ -980,6 +1007,7 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
       origin: (e: EntityRef) => part(e, 2),
       platform,
       properties: properties(),
+      description: ownProperties((v) => str(v.description)),
     },
     Chart: { ...shared, platform, properties: properties() },
     Dashboard: { ...shared, platform, properties: properties() },
@@ -1014,15 +1042,8 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
     CorpUser: {
       type,
       username: idOf,
-      properties: ownProperties((v) => ({
-        displayName: str(v.displayName),
-        email: str(v.email),
-        title: str(v.title),
-        fullName: str(v.fullName),
-        firstName: str(v.firstName),
-        lastName: str(v.lastName),
-        active: v.active === true,
-      })),
+      properties: userProperties,
+      info: userProperties,
     },
     CorpGroup: {
       type,

@@ -323,6 +323,11 @@ describe('GraphQL the official client sends', () => {
     expect([urns(d.c.siblingsSearch), d.c.siblingsSearch.total]).toEqual([[wh('m0'), wh('m1')], 3]);
     expect(urns(d.d.siblingsSearch)).toEqual([wh('sym')]);
     expect(d.e.siblingsSearch).toEqual({ total: 1, count: 0, nextScrollId: null, searchResults: [] });
+    // Deprecated fields DataHub still answers: Dataset.description, CorpUser.info.
+    await write(dbt('orders'), 'datasetProperties', { name: 'orders', description: 'all orders', customProperties: {} });
+    await write(`urn:li:corpuser:${id}ada`, 'corpUserInfo', { active: true, displayName: 'Ada' });
+    const legacy = await graphql(`{ dataset(urn: "${dbt('orders')}") { description } corpUser(urn: "urn:li:corpuser:${id}ada") { info { displayName active } } }`);
+    expect(legacy.data).toEqual({ dataset: { description: 'all orders' }, corpUser: { info: { displayName: 'Ada', active: true } } });
     const rest = await graphql(`{ dataset(urn: "${dbt('multi')}") { siblingsSearch(input: {query: "*", count: 2, scrollId: "${d.c.siblingsSearch.nextScrollId}"}) { ${page} } } }`);
     expect([urns(rest.data.dataset.siblingsSearch), rest.data.dataset.siblingsSearch.nextScrollId]).toEqual([[wh('m2')], null]);
     expect((await graphql(`{ dataset(urn: "${dbt('multi')}") { siblingsSearch(input: {query: "*", scrollId: "nonsense"}) { total } } }`)).errors?.[0]?.message).toMatch(/Invalid scrollId/);
