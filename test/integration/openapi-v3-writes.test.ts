@@ -104,6 +104,10 @@ describe('OpenAPI v3 writes', () => {
     ]);
     const missingPatch = await svc.call('PATCH', '/openapi/v3/entity/dataset', [{ urn: a, datasetProperties: { value: { description: 'x' } } }]);
     expect(missingPatch.status).toBe(400);
+    // forceGenericPatch (DataHub: bypass the aspect templates) is refused rather than ignored; nothing changes.
+    const forced = await svc.call('PATCH', `${entityPath(a)}/datasetProperties`, { patch: [{ op: 'add', path: '/description', value: 'forced' }], forceGenericPatch: true });
+    expect(forced.status).toBe(400);
+    expect((await svc.call('GET', `${entityPath(a)}/datasetProperties`)).body.value).toEqual({ customProperties: {}, tags: [] });
   });
 
   it('serves the generic façade: several entity types in one request, any urn by its own type', async () => {

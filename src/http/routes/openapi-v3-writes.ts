@@ -33,6 +33,29 @@ function accepted(input: RouteInput, async: boolean): void {
 }
 
 /**
+ * A batch write route (create or patch; per type or the generic façade): written through `write`, answered with the
+ * aspects as stored, 202 unless `async=false`.
+ */
+function batchWrite(
+  route: Pick<RouteDefinition, 'operationId' | 'method' | 'path' | 'summary' | 'description' | 'pathParams' | 'body' | 'example'>,
+  write: (input: RouteInput, systemMetadata: boolean) => Promise<unknown>,
+): RouteDefinition {
+  return {
+    ...route,
+    tag: 'Ingestion',
+    scope: 'write',
+    openByDefault: true,
+    revocationInStatements: true,
+    query: { properties: { async: ASYNC, systemMetadata: SYSTEM_METADATA } },
+    handle: async (input) => {
+      const answer = await v3Errors(() => write(input, input.query.systemMetadata === true));
+      accepted(input, input.query.async !== false);
+      return answer;
+    },
+  };
+}
+
+/**
  * Routes registered before the v3 reads: the `generic` façade (its literal segment must win over `{entityName}`) and
  * the HEAD checks (a GET route also answers HEAD, so these must come first).
  */
@@ -50,47 +73,31 @@ export function openApiV3GenericRoutes(entities: OpenApiEntities, reads: EntityR
       example: { request: { dataset: [{ urn: SAMPLE, status: {} }] }, response: { dataset: [SAMPLE_ENTITY] } },
       handle: async ({ query, body }) => entities.batchGetGeneric(body, query.systemMetadata === true),
     },
-    {
-      operationId: 'v3CreateGeneric',
-      method: 'POST',
-      path: '/openapi/v3/entity/generic',
-      tag: 'Ingestion',
-      summary: 'Write aspects of entities of several types in one transaction (OpenAPI v3); answer keyed by entity type',
-      scope: 'write',
-      openByDefault: true,
-      revocationInStatements: true,
-      query: { properties: { async: ASYNC, systemMetadata: SYSTEM_METADATA } },
-      body: { ...byEntityType, additionalProperties: true },
-      example: { request: { dataset: [SAMPLE_ENTITY] }, response: { dataset: [SAMPLE_ENTITY] } },
-      handle: async (input) => {
-        const { query, body, principal, revocation } = input;
-        const answer = await v3Errors(() => entities.writeGeneric(body, { patch: false, systemMetadata: query.systemMetadata === true }, principal, revocation));
-        accepted(input, query.async !== false);
-        return answer;
+    batchWrite(
+      {
+        operationId: 'v3CreateGeneric',
+        method: 'POST',
+        path: '/openapi/v3/entity/generic',
+        summary: 'Write aspects of entities of several types in one transaction (OpenAPI v3); answer keyed by entity type',
+        body: { ...byEntityType, additionalProperties: true },
+        example: { request: { dataset: [SAMPLE_ENTITY] }, response: { dataset: [SAMPLE_ENTITY] } },
       },
-    },
-    {
-      operationId: 'v3PatchGeneric',
-      method: 'PATCH',
-      path: '/openapi/v3/entity/generic',
-      tag: 'Ingestion',
-      summary: 'Patch aspects of entities of several types in one transaction (OpenAPI v3): each value is {patch: [...], arrayPrimaryKeys?}',
-      scope: 'write',
-      openByDefault: true,
-      revocationInStatements: true,
-      query: { properties: { async: ASYNC, systemMetadata: SYSTEM_METADATA } },
-      body: { ...byEntityType, additionalProperties: true },
-      example: {
-        request: { dataset: [{ urn: SAMPLE, datasetProperties: { value: { patch: [{ op: 'add', path: '/description', value: 'Orders' }] } } }] },
-        response: { dataset: [{ urn: SAMPLE, datasetProperties: { value: { description: 'Orders', customProperties: {}, tags: [] } } }] },
+      ({ body, principal, revocation }, systemMetadata) => entities.writeGeneric(body, { patch: false, systemMetadata }, principal, revocation),
+    ),
+    batchWrite(
+      {
+        operationId: 'v3PatchGeneric',
+        method: 'PATCH',
+        path: '/openapi/v3/entity/generic',
+        summary: 'Patch aspects of entities of several types in one transaction (OpenAPI v3): each value is {patch: [...], arrayPrimaryKeys?}',
+        body: { ...byEntityType, additionalProperties: true },
+        example: {
+          request: { dataset: [{ urn: SAMPLE, datasetProperties: { value: { patch: [{ op: 'add', path: '/description', value: 'Orders' }] } } }] },
+          response: { dataset: [{ urn: SAMPLE, datasetProperties: { value: { description: 'Orders', customProperties: {}, tags: [] } } }] },
+        },
       },
-      handle: async (input) => {
-        const { query, body, principal, revocation } = input;
-        const answer = await v3Errors(() => entities.writeGeneric(body, { patch: true, systemMetadata: query.systemMetadata === true }, principal, revocation));
-        accepted(input, query.async !== false);
-        return answer;
-      },
-    },
+      ({ body, principal, revocation }, systemMetadata) => entities.writeGeneric(body, { patch: true, systemMetadata }, principal, revocation),
+    ),
     {
       operationId: 'v3EntityExists',
       method: 'HEAD',
@@ -143,52 +150,36 @@ function notFound(urn: string, aspect?: string) {
 /** DataHub's OpenAPI v3 entity and aspect writes, deletes and aspect reads (registered after the v3 reads and scroll). */
 export function openApiV3WriteRoutes(entities: OpenApiEntities): RouteDefinition[] {
   return [
-    {
-      operationId: 'v3CreateEntities',
-      method: 'POST',
-      path: '/openapi/v3/entity/:entityName',
-      tag: 'Ingestion',
-      summary: 'Write aspects of several entities of one type in one transaction (OpenAPI v3); answers the aspects as stored',
-      description:
-        'Each aspect is `{value, systemMetadata?, headers?}`; `headers` may hold `If-Version-Match` (412 when the stored ' +
-        'version differs; "-1": absent). An unknown aspect, a urn of another type or a bad value is a 400 and nothing is written.',
-      scope: 'write',
-      openByDefault: true,
-      revocationInStatements: true,
-      pathParams: { entityName: pathParams.entityName },
-      query: { properties: { async: ASYNC, systemMetadata: SYSTEM_METADATA } },
-      body: entityList,
-      example: { request: [SAMPLE_ENTITY], response: [SAMPLE_ENTITY] },
-      handle: async (input) => {
-        const { params, query, body, principal, revocation } = input;
-        const answer = await v3Errors(() => entities.writeEntities(params.entityName, body, { patch: false, systemMetadata: query.systemMetadata === true }, principal, revocation));
-        accepted(input, query.async !== false);
-        return answer;
+    batchWrite(
+      {
+        operationId: 'v3CreateEntities',
+        method: 'POST',
+        path: '/openapi/v3/entity/:entityName',
+        summary: 'Write aspects of several entities of one type in one transaction (OpenAPI v3); answers the aspects as stored',
+        description:
+          'Each aspect is `{value, systemMetadata?, headers?}`; `headers` may hold `If-Version-Match` (412 when the stored ' +
+          'version differs; "-1": absent). An unknown aspect, a urn of another type or a bad value is a 400 and nothing is written.',
+        pathParams: { entityName: pathParams.entityName },
+        body: entityList,
+        example: { request: [SAMPLE_ENTITY], response: [SAMPLE_ENTITY] },
       },
-    },
-    {
-      operationId: 'v3PatchEntities',
-      method: 'PATCH',
-      path: '/openapi/v3/entity/:entityName',
-      tag: 'Ingestion',
-      summary: 'Patch aspects of several entities of one type in one transaction (OpenAPI v3): each value is {patch: [...], arrayPrimaryKeys?}',
-      scope: 'write',
-      openByDefault: true,
-      revocationInStatements: true,
-      pathParams: { entityName: pathParams.entityName },
-      query: { properties: { async: ASYNC, systemMetadata: SYSTEM_METADATA } },
-      body: entityList,
-      example: {
-        request: [{ urn: SAMPLE, datasetProperties: { value: { patch: [{ op: 'add', path: '/description', value: 'Orders' }] } } }],
-        response: [{ urn: SAMPLE, datasetProperties: { value: { description: 'Orders', customProperties: {}, tags: [] } } }],
+      ({ params, body, principal, revocation }, systemMetadata) => entities.writeEntities(params.entityName, body, { patch: false, systemMetadata }, principal, revocation),
+    ),
+    batchWrite(
+      {
+        operationId: 'v3PatchEntities',
+        method: 'PATCH',
+        path: '/openapi/v3/entity/:entityName',
+        summary: 'Patch aspects of several entities of one type in one transaction (OpenAPI v3): each value is {patch: [...], arrayPrimaryKeys?}',
+        pathParams: { entityName: pathParams.entityName },
+        body: entityList,
+        example: {
+          request: [{ urn: SAMPLE, datasetProperties: { value: { patch: [{ op: 'add', path: '/description', value: 'Orders' }] } } }],
+          response: [{ urn: SAMPLE, datasetProperties: { value: { description: 'Orders', customProperties: {}, tags: [] } } }],
+        },
       },
-      handle: async (input) => {
-        const { params, query, body, principal, revocation } = input;
-        const answer = await v3Errors(() => entities.writeEntities(params.entityName, body, { patch: true, systemMetadata: query.systemMetadata === true }, principal, revocation));
-        accepted(input, query.async !== false);
-        return answer;
-      },
-    },
+      ({ params, body, principal, revocation }, systemMetadata) => entities.writeEntities(params.entityName, body, { patch: true, systemMetadata }, principal, revocation),
+    ),
     {
       operationId: 'v3DeleteEntity',
       method: 'DELETE',
@@ -276,7 +267,9 @@ export function openApiV3WriteRoutes(entities: OpenApiEntities): RouteDefinition
       },
       handle: async (input) => {
         const { params, query, body, principal, revocation } = input;
-        const { forceGenericPatch: _ignored, ...patch } = body;
+        // DataHub's forceGenericPatch bypasses its aspect templates; this service always patches through them.
+        const { forceGenericPatch, ...patch } = body;
+        if (forceGenericPatch === true) throw new InvalidInputError('forceGenericPatch is not supported: patches apply through the aspect templates');
         const answer = await v3Errors(() => entities.patchAspect(params.entityName, params.urn, params.aspectName, patch, query.systemMetadata === true, principal, revocation));
         accepted(input, query.async === true);
         return answer;
