@@ -86,6 +86,7 @@ import { AspectStore } from './stores/graph/aspect-store';
 import { OutboxStore } from './stores/graph/outbox-store';
 import { IndexNames } from './stores/search/mappings';
 import { SearchIndexer } from './services/indexing/indexer';
+import { SearchSync } from './services/indexing/search-sync';
 import { EntityIndexMigrations } from './services/indexing/index-migrations';
 import { completeDefaultBrowsePaths } from './services/default-browse-paths';
 import type { BrowsePathEntry } from './model/browse-paths';
@@ -208,6 +209,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     retention: config.RETENTION_MAX_VERSIONS,
     retentionMaxAgeMs: config.RETENTION_MAX_AGE,
     pendingDeletes,
+    searchSync: new SearchSync(indexer, search, indexNames, config.SYNC_INDEX_TIMEOUT_MS),
     completeDefaults: (items): Promise<void> =>
       completeDefaultBrowsePaths(
         items,

@@ -87,6 +87,8 @@ export const configSchema = z.object({
   LINEAGE_FAN_OUT: positiveInt.default(1000),
   LINEAGE_RESULT_CAP: positiveInt.default(10000),
   LINEAGE_DEADLINE_MS: positiveInt.default(10000),
+  /** Longest a write asked to answer once searchable (sync index update, GraphQL mutations) waits for the index. */
+  SYNC_INDEX_TIMEOUT_MS: positiveInt.default(10000),
   /** Unset: required whenever HOST is not a loopback address (src/auth/exposure.ts); `false` there is an explicit opt-out. */
   AUTH_REQUIRED_EVERYWHERE: booleanString.optional(),
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -28,6 +28,7 @@ import type { DataProducts } from '../services/data-products';
 import { groupResolvers, groupTypeDefs } from './graphql-groups';
 import type { Groups } from '../services/groups';
 import type { TimelineService } from '../services/history/timeline-service';
+import { writesSearchableIn } from '../services/indexing/search-sync';
 import type { OwnersAndLinks } from '../services/owners-and-links';
 import { domainResolvers, domainTypeDefs, type DomainGraphqlDependencies } from './graphql-domains';
 import { entityResolvers, entityTypeDefs, type EntityGraphqlDependencies } from './graphql-entities';
@@ -221,11 +222,16 @@ const revocationCheckedByWalks: Plugin<GraphqlContext> = {
   },
 };
 
-/** Last in the list, so the execute function it sets is the one that runs (graphql-execution.ts). */
+/**
+ * Last in the list, so the execute function it sets is the one that runs (graphql-execution.ts). A mutation's writes
+ * answer only once searchable, as DataHub's UI-sourced writes (search-sync.ts): a search right after it finds them.
+ */
 function executeWith(executor: QueryExecutor): Plugin {
+  const searchableMutation: typeof executor.execute = (args) => writesSearchableIn(() => executor.execute(args));
   return {
-    onExecute({ setExecuteFn }) {
-      setExecuteFn(executor.execute);
+    onExecute({ args, setExecuteFn }) {
+      const mutation = getOperationAST(args.document, args.operationName ?? undefined)?.operation === 'mutation';
+      setExecuteFn(mutation ? searchableMutation : executor.execute);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Principal } from '../auth';
 import type { RevocationCheck } from '../auth/revocation-check';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
+import { asksSearchableOnReturn, searchableRequested, type SearchSync } from './indexing/search-sync';
 import type { GroupWriter } from './write-path/group-writer';
 import type { ItemOutcome, Projected, ProjectedEdges, WriteItem } from './write-path/plan';
 import { WritePreparer, type Prepared, type TimeseriesEvent } from './write-path/prepare';
@@ -40,6 +41,8 @@ export interface IngestionOptions {
   pendingDeletes?: { mark(urns: string[]): Promise<string[]> };
   /** Completes the default aspects of a request's writes from the request itself (completeDefaultBrowsePaths). */
   completeDefaults?: (items: WriteItem[]) => Promise<void>;
+  /** Writes asked to answer once searchable wait on it (none: they answer at commit, as there is no index). */
+  searchSync?: SearchSync;
 }
 
 /** A new value computed from the stored one (null: none stored); returning null leaves the aspect unchanged. */
@@ -71,20 +74,20 @@ export class IngestionService {
   /** `revocation`: the caller's token check, if not made yet (see `apply`). */
   async ingestProposal(proposal: unknown, principal: Principal, envelopeSystemMetadata?: unknown, revocation?: RevocationCheck): Promise<string> {
     const prepared = this.prepare.proposal(proposal, principal, this.now(), envelopeSystemMetadata);
-    await this.apply([prepared], revocation);
+    await this.apply([prepared], revocation, asksSearchableOnReturn(proposal));
     return (proposal as { entityUrn: string }).entityUrn;
   }
 
   /** The batch is validated as a whole first: one bad proposal rejects all, and nothing is written. */
   async ingestProposalBatch(proposals: unknown[], principal: Principal, revocation?: RevocationCheck): Promise<string[]> {
-    await this.apply(this.prepare.proposals(proposals, principal, this.now()), revocation);
+    await this.apply(this.prepare.proposals(proposals, principal, this.now()), revocation, proposals.some(asksSearchableOnReturn));
     return proposals.map((p) => (p as { entityUrn: string }).entityUrn);
   }
 
   /** Legacy `entities?action=ingest`: one snapshot, all of its aspects in one transaction. */
   async ingestSnapshot(entity: unknown, systemMetadataRaw: unknown, principal: Principal, revocation?: RevocationCheck): Promise<string> {
     const { urn, prepared } = this.prepare.snapshot(entity, systemMetadataRaw, principal, this.now());
-    await this.apply(prepared, revocation);
+    await this.apply(prepared, revocation, asksSearchableOnReturn({ systemMetadata: systemMetadataRaw }));
     return urn;
   }
 
@@ -116,6 +119,7 @@ export class IngestionService {
     const item: DeleteItem = wholeEntity ? { kind: 'deleteEntity', ...target } : { kind: 'deleteAspect', ...target, name: aspect.name };
     await this.markDeletes([item]);
     const [outcome] = await this.writer.submit([item]);
+    await this.searchableOnReturn([item]);
     const timeseriesRows = wholeEntity && this.timeseries ? await this.timeseries.deleteForUrn(urn.raw, { startTimeMillis, endTimeMillis }) : 0;
     return { urn: urn.raw, rows: outcome.rows, timeseriesRows };
   }
@@ -152,6 +156,7 @@ export class IngestionService {
     if (items.length === 0) return [];
     await this.markDeletes(items);
     const outcomes = await this.writer.submit(items);
+    await this.searchableOnReturn(items);
     return outcomes;
   }
 
@@ -183,7 +188,17 @@ export class IngestionService {
     const items = this.prepare.transforms(changes, principal, systemMetadataRaw, this.now());
     if (items.length === 0) return [];
     const outcomes = await this.writer.submit(items);
+    await this.searchableOnReturn(items);
     return outcomes.map((o) => ({ unchanged: o.unchanged }));
+  }
+
+  /**
+   * After a commit, before the answer: waits until the written entities are searchable when the request asked for it
+   * (`asked`: its proposals' headers) or runs where every write must (a GraphQL mutation, writesSearchableIn).
+   */
+  private async searchableOnReturn(items: readonly WriteItem[], asked = false): Promise<void> {
+    if (!this.options.searchSync || !(asked || searchableRequested())) return;
+    await this.options.searchSync.untilSearchable(items);
   }
 
   /** One pending-delete marker per entity a request deletes from, written before the request's writes are queued. */
@@ -201,7 +216,7 @@ export class IngestionService {
    * check (`revocation`, not made yet) goes into that transaction when the request changes nothing else; otherwise
    * (deletes mark the search index first, time-series events go to the engine) it is made before anything changes.
    */
-  private async apply(prepared: Prepared[], revocation?: RevocationCheck): Promise<void> {
+  private async apply(prepared: Prepared[], revocation?: RevocationCheck, searchable = false): Promise<void> {
     const { items, events } = this.prepare.items(prepared, this.now);
     const checkedInTransaction = items.length > 0 && events.length === 0 && !items.some(isDelete);
     if (revocation && !checkedInTransaction) await revocation.confirm();
@@ -209,6 +224,7 @@ export class IngestionService {
       await this.options.completeDefaults?.(items);
       await this.markDeletes(items);
       await this.writer.submit(items, checkedInTransaction ? revocation : undefined);
+      await this.searchableOnReturn(items, searchable);
     }
     if (events.length > 0) await this.timeseries!.write(events);
   }

@@ -398,19 +398,34 @@ export class SearchIndexer {
 
   /** Resolves once no outbox entry is left for these URNs (all when null) and the indices are refreshed. */
   async waitUntilIndexed(urns: string[] | null = null, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    if (!(await this.indexedBy(urns, Date.now() + timeoutMs))) throw new Error(`Entities not indexed within ${timeoutMs} ms`);
+    await this.engine.refresh(this.names.allEntities());
+  }
+
+  /**
+   * Whether every outbox entry of these URNs (all when null) was indexed by `deadline` (epoch ms); checked after each
+   * batch the workers finish, and at least every 50 ms. Indexed, not yet searchable: the index still needs a refresh.
+   */
+  async indexedBy(urns: string[] | null, deadline: number): Promise<boolean> {
     while ((await this.outbox.pending(urns)) > 0) {
-      if (Date.now() > deadline) throw new Error(`Entities not indexed within ${timeoutMs} ms`);
-      this.notify();
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      // Someone waits: a worker lingering to gather a bigger batch goes now (never one backing off from failures).
+      this.idleWait = this.options.pollMs;
+      if (this.failures === 0) this.wakeAll();
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 50);
-        this.events.once('batch', () => {
+        const onBatch = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        const timer = setTimeout(() => {
+          this.events.off('batch', onBatch);
+          resolve();
+        }, Math.min(50, left));
+        this.events.once('batch', onBatch);
       });
     }
-    await this.engine.refresh(this.names.allEntities());
+    return true;
   }
 
   /** Worker 0 polls while idle; the others sleep until a write or a full batch wakes them (or idlePollMs passes). */
