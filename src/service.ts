@@ -87,6 +87,7 @@ import { OutboxStore } from './stores/graph/outbox-store';
 import { IndexNames } from './stores/search/mappings';
 import { SearchIndexer } from './services/indexing/indexer';
 import { SearchSync } from './services/indexing/search-sync';
+import { createDataPlatforms } from './services/bootstrap/data-platforms';
 import { EntityIndexMigrations } from './services/indexing/index-migrations';
 import { completeDefaultBrowsePaths } from './services/default-browse-paths';
 import type { BrowsePathEntry } from './model/browse-paths';
@@ -226,6 +227,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   lineageBackfill.start().catch((err) => logger.warn({ err: (err as Error).message }, 'could not build the lineage history index; as-of lineage tries again'));
   const retrieval = new RetrievalService(registry, aspectStore, history);
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
+  if (config.BOOTSTRAP_DATA_PLATFORMS) {
+    createDataPlatforms(ingestion, registry).catch((err) => logger.warn({ err: (err as Error).message }, 'could not create the well-known data platforms; the next start tries again'));
+  }
   runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
   const deletedHitGuard = new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS));
   const searchService = new SearchService(registry, search, indexNames, deletedHitGuard);
