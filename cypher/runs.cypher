@@ -3,22 +3,38 @@
 // was the default one (proposals sent without a run id: no run). An entity is
 // soft-deleted when its status aspect says removed.
 
-// @name list
-// Runs with how many latest aspects they hold and when they last wrote, newest first, leaving out the aspects of
-// soft-deleted entities. The default run id (proposals sent without one) is no run. The run index answers runId and urn
-// in order, so the rows group per (run, entity) as they come and each entity's status is looked up once (one unique-index
-// seek), not once per aspect through its entity (which also missed the status aspect itself: a pattern cannot traverse
-// the aspect's own relationship twice).
+// @fragment latestRunAspects
+// Latest aspects carrying a run id other than the default one (proposals sent without one: no run), grouped per (run,
+// entity) as the run index answers them, in runId and urn order.
 MATCH (a:Aspect)
 WHERE a.runId IS NOT NULL AND a.urn >= '' AND a.runId <> $defaultRunId AND a.version = 0
 WITH a.runId AS runId, a.urn AS urn, count(*) AS rows, max(a.lastObserved) AS timestamp
-WHERE NOT EXISTS {
-  MATCH (s:Aspect {urn: urn, name: $statusAspect, version: 0}) WHERE s.value CONTAINS '"removed":true'
-}
+
+// @fragment newestRunsPage
 WITH runId, sum(rows) AS rows, max(timestamp) AS timestamp
 RETURN runId, rows, timestamp
 ORDER BY timestamp DESC, runId
 SKIP $offset LIMIT $limit
+
+// @name list
+// Runs with how many latest aspects they hold and when they last wrote, newest first, leaving out the aspects of
+// soft-deleted entities. Each entity's status is looked up once per run (one index seek), not once per aspect through
+// its entity (which also missed the status aspect itself: a pattern cannot traverse the aspect's own relationship twice).
+// For a database whose entities all carry the soft-delete flag, `listByFlag`.
+{{> latestRunAspects}}
+WHERE NOT EXISTS {
+  MATCH (s:Aspect {urn: urn, name: $statusAspect, version: 0}) WHERE s.value CONTAINS '"removed":true'
+}
+{{> newestRunsPage}}
+
+// @name listByFlag
+// `list` once every entity carries the soft-delete flag (writes keep it; lineage-store flags entities of databases
+// written before): the entity's flag is one unique-index seek and a property, where its status aspect's value is a
+// string read from the property store and searched.
+{{> latestRunAspects}}
+MATCH (e:Entity {urn: urn})
+WHERE e.removed IS NULL
+{{> newestRunsPage}}
 
 // @name listIncludingSoftDeleted
 // Runs as `list` counts them, soft-deleted entities included: grouped per run straight from the run index.

@@ -3,6 +3,7 @@ import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
 import { DeadlineExceededError } from '../../model/errors';
 import type { StoredAspectRow } from './latest-aspect-cache';
+import { MIGRATIONS } from './migrations';
 import type { Neo4jExecutor } from './neo4j-executor';
 import type { CoherentRead, ReadCoherence } from './read-coherence';
 
@@ -123,8 +124,6 @@ const PAGE_HINT_URNS = 20_000;
 /** A larger page is not hinted: every hop of its walk would send a map of its rows to check. */
 const HINTED_PAGE_MAX = 1_000;
 
-/** Recorded once every entity written before the write path kept the soft-delete flag on the node has it. */
-const SOFT_DELETE_FLAG_MIGRATION = 'entitySoftDeleteFlag';
 const FLAG_READ = 'coalesce(b.removed, false)';
 const STATUS_READ = `EXISTS { (b)-[:ASPECT]->(st:Aspect {name: $statusAspect}) WHERE st.value CONTAINS '"removed":true' }`;
 /** How a hop finds its frontier (cypher/lineage.cypher hop): the start by urn, later frontiers by element id. */
@@ -214,7 +213,7 @@ export class LineageStore {
   async prepare(): Promise<void> {
     const creates = [...this.edges.keys()].map((type) => `CREATE (probe)-[:${type}]->(probe)`).join('\n');
     await this.neo4j.rehearse('lineage.prepare', (tx) => tx.run(this.neo4j.cypher.get('lineage/knowTypes').replaceAll('{{creates}}', creates)));
-    this.flagComplete = (await this.neo4j.query('lineage.migration', 'migrations/done', { name: SOFT_DELETE_FLAG_MIGRATION })).length > 0;
+    this.flagComplete = (await this.neo4j.query('lineage.migration', 'migrations/done', { name: MIGRATIONS.softDeleteFlag })).length > 0;
     await this.countPresentTypes();
   }
 
@@ -252,7 +251,7 @@ export class LineageStore {
       if (last === null) break;
       after = last;
     }
-    await this.neo4j.query('lineage.migration', 'migrations/markDone', { name: SOFT_DELETE_FLAG_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
+    await this.neo4j.query('lineage.migration', 'migrations/markDone', { name: MIGRATIONS.softDeleteFlag, now: Date.now() }, { mode: 'WRITE' });
     this.flagComplete = true;
     this.texts.clear();
     return marked;

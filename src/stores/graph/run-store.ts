@@ -1,5 +1,6 @@
 import { status } from '../../model/aspects';
 import neo4j from 'neo4j-driver';
+import { MIGRATIONS } from './migrations';
 import type { Neo4jExecutor } from './neo4j-executor';
 
 export interface RunSummaryRow {
@@ -32,18 +33,28 @@ export interface HistoryVersion {
   systemMetadata: string | null;
 }
 
-const RUN_INDEX_MIGRATION = 'aspectRunIndex';
-
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /** Reads of ingestion runs from the latest aspect nodes (cypher/runs.cypher). Rollbacks write through the write path. */
 export class RunStore {
+  /** Whether every entity carries the soft-delete flag (lineage-store's migration); once true, never asked again. */
+  private flagged = false;
+
   constructor(private readonly neo4j: Neo4jExecutor) {}
 
   async list(offset: number, limit: number, includeSoft: boolean, defaultRunId: string): Promise<RunSummaryRow[]> {
-    const statement = includeSoft ? 'runs/listIncludingSoftDeleted' : 'runs/list';
-    const records = await this.neo4j.query('runs.list', statement, { offset: neo4j.int(offset), limit: neo4j.int(limit), defaultRunId, ...(includeSoft ? {} : { statusAspect: status.name }) });
+    const page = { offset: neo4j.int(offset), limit: neo4j.int(limit), defaultRunId };
+    const records = includeSoft
+      ? await this.neo4j.query('runs.list', 'runs/listIncludingSoftDeleted', page)
+      : (await this.softDeleteFlagged())
+        ? await this.neo4j.query('runs.list', 'runs/listByFlag', page)
+        : await this.neo4j.query('runs.list', 'runs/list', { ...page, statusAspect: status.name });
     return records.map((r) => ({ runId: r.get('runId') as string, rows: Number(r.get('rows')), timestamp: num(r.get('timestamp')) ?? 0 }));
+  }
+
+  private async softDeleteFlagged(): Promise<boolean> {
+    this.flagged ||= (await this.neo4j.query('runs.list', 'migrations/done', { name: MIGRATIONS.softDeleteFlag })).length > 0;
+    return this.flagged;
   }
 
   async describe(runId: string, start: number, count: number, includeSoft: boolean, includeAspect: boolean): Promise<RunAspectRow[]> {
@@ -87,7 +98,7 @@ export class RunStore {
    * once through, it is recorded and never runs again. Safe beside live writes: it only fills what is still unset.
    */
   async indexUnindexedRuns(parse: (systemMetadata: string | null) => { runId: string; lastObserved: number | null } | null, batch = 2000): Promise<number> {
-    const done = await this.neo4j.query('runs.migration', 'migrations/done', { name: RUN_INDEX_MIGRATION });
+    const done = await this.neo4j.query('runs.migration', 'migrations/done', { name: MIGRATIONS.runIndex });
     if (done.length > 0) return 0;
     let after = '';
     let indexed = 0;
@@ -104,7 +115,7 @@ export class RunStore {
       if (rows.length > 0) await this.neo4j.query('runs.backfill', 'runs/indexRuns', { rows }, { mode: 'WRITE' });
       indexed += rows.length;
     }
-    await this.neo4j.query('runs.migration', 'migrations/markDone', { name: RUN_INDEX_MIGRATION, now: Date.now() }, { mode: 'WRITE' });
+    await this.neo4j.query('runs.migration', 'migrations/markDone', { name: MIGRATIONS.runIndex, now: Date.now() }, { mode: 'WRITE' });
     return indexed;
   }
 }

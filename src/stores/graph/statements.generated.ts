@@ -53,6 +53,7 @@ export type StatementName =
   | 'runs/history'
   | 'runs/indexRuns'
   | 'runs/list'
+  | 'runs/listByFlag'
   | 'runs/listIncludingSoftDeleted'
   | 'runs/unindexedPage'
   | 'schema/aspectRunIndex'
