@@ -1,6 +1,8 @@
 import { valuesAt, type EntitySpec, type Registry } from '../../model/registry';
 import { browseListing, normalizeBrowsePath } from '../../model/browse-paths';
 import { tryParseUrn } from '../../model/urn';
+import { defaultPlatform } from '../../model/default-platform';
+import { dataPlatformInstance } from '../../model/aspects';
 import { companionFields, searchableFields } from '../../stores/search/mappings';
 import { analyze, innerTokens, urnIdTokens } from '../search/text-analysis';
 
@@ -127,6 +129,16 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
     if (fieldName === 'removed') doc.removed = values.includes(true);
     else doc[fieldName] = values.length === 1 ? values[0] : values;
   }
+  const parsedUrn = tryParseUrn(urn);
+  // As DataHub's default dataPlatformInstance gives it, for types that have the aspect but no stored value of it.
+  if (doc.platform === undefined && parsedUrn && entity.aspects.has(dataPlatformInstance.name)) {
+    const platform = defaultPlatform(parsedUrn);
+    if (platform) {
+      doc.platform = platform;
+      counts.set('platform', 1);
+      for (const token of urnIdTokens(platform)) urnTokens.add(token);
+    }
+  }
   for (const { fieldName, hasValues, numValues } of companionFields(registry, entity)) {
     const n = counts.get(fieldName) ?? 0;
     if (hasValues) doc[hasValues] = doc[hasValues] === true || n > 0;
@@ -134,7 +146,6 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
   }
   // An entity is listed in the folder each browse path names (browseListing), and counted in the group of every
   // ancestor of it.
-  const parsedUrn = tryParseUrn(urn);
   const listings = [...fragments.values()]
     .flatMap((f) => f.paths ?? [])
     .filter((p): p is string => typeof p === 'string')

@@ -132,9 +132,10 @@ export function companionFields(registry: Registry, entity: EntitySpec): { field
  * Version of what entity documents hold and how they are mapped, kept in each entity index's mapping `_meta`. An index
  * of another version is rebuilt from Neo4j into a new index when the service starts (EntityIndexMigrations). 1: none
  * recorded; 2: DataHub's word splitting (text-analysis.ts), the entity's own URN parts, browse paths at exact levels;
- * 3: a data process instance's parentTemplate and parentInstance (a job's runs are searched by them).
+ * 3: a data process instance's parentTemplate and parentInstance (a job's runs are searched by them); 4: the platform of
+ * an entity without a dataPlatformInstance of its own, from its key (model/default-platform.ts).
  */
-export const ENTITY_MAPPING_VERSION = 3;
+export const ENTITY_MAPPING_VERSION = 4;
 
 export function entityIndexDefinition(registry: Registry, entity: EntitySpec): { settings: Body; mappings: Body } {
   const properties: Record<string, Body> = { ...SYSTEM_FIELDS };
