@@ -54,19 +54,23 @@ function boundedCount(count: number | undefined, fallback: number): number {
 }
 
 /** The urns a relationship-scroll filter names: only `urn` criteria (EQUAL or IN) can select edge ends. */
-function urnsOf(filter: Filter, what: string): string[] | null {
+/**
+ * The values a filter allows for one field (null: no filter), where that field (EQUAL or IN) is all it may name: the
+ * union over its OR groups of each AND group's intersection. Relationship scrolls filter their ends by urn and edges by
+ * relationshipType this way.
+ */
+function valuesOf(filter: Filter, field: string, what: string): string[] | null {
   if (filter.length === 0) return null;
-  const urns = new Set<string>();
+  const values = new Set<string>();
   for (const group of filter) {
-    const own = group.filter((c) => c.field === 'urn' && (c.condition === 'EQUAL' || c.condition === 'IN') && !c.negated);
+    const own = group.filter((c) => c.field === field && (c.condition === 'EQUAL' || c.condition === 'IN') && !c.negated);
     const other = group.find((c) => !own.includes(c));
-    if (other) throw new InvalidInputError(`${what} supports urn criteria (EQUAL or IN) only; got '${other.field}' ${other.condition}${other.negated ? ' negated' : ''}`);
-    // Within one AND group, an entity must be every urn named: the intersection.
-    let groupUrns: string[] | null = null;
-    for (const c of own) groupUrns = groupUrns === null ? [...c.values] : groupUrns.filter((u) => c.values.includes(u));
-    for (const u of groupUrns ?? []) urns.add(u);
+    if (other) throw new InvalidInputError(`${what} supports ${field} criteria (EQUAL or IN) only; got '${other.field}' ${other.condition}${other.negated ? ' negated' : ''}`);
+    let groupValues: string[] | null = null;
+    for (const c of own) groupValues = groupValues === null ? [...c.values] : groupValues.filter((v) => c.values.includes(v));
+    for (const v of groupValues ?? []) values.add(v);
   }
-  return [...urns];
+  return [...values];
 }
 
 /**
@@ -246,20 +250,21 @@ export class EntityReads {
     edgeFilter?: unknown;
   }) {
     validateKeepAlive(request.pitKeepAlive);
-    if (request.edgeFilter !== undefined && request.edgeFilter !== null && parseV3Filter(request.edgeFilter, 'edgeFilter').length > 0) {
-      throw new InvalidInputError('edgeFilter is not supported: edges carry no searchable properties here');
-    }
-    const sourceUrns = urnsOf(parseV3Filter(request.sourceFilter, 'sourceFilter'), 'sourceFilter');
-    const destinationUrns = urnsOf(parseV3Filter(request.destinationFilter, 'destinationFilter'), 'destinationFilter');
+    // Edges carry no properties of their own to filter on here; their type is what an edge filter can name.
+    const filteredTypes = valuesOf(parseV3Filter(request.edgeFilter, 'edgeFilter'), 'relationshipType', 'edgeFilter');
+    const named = request.relationshipTypes?.length ? request.relationshipTypes : null;
+    const types = filteredTypes === null ? named : named === null ? filteredTypes : named.filter((t) => filteredTypes.includes(t));
+    const sourceUrns = valuesOf(parseV3Filter(request.sourceFilter, 'sourceFilter'), 'urn', 'sourceFilter');
+    const destinationUrns = valuesOf(parseV3Filter(request.destinationFilter, 'destinationFilter'), 'urn', 'destinationFilter');
     const sourceTypes = request.sourceTypes?.length ? request.sourceTypes.map((t) => this.entityName(t)) : null;
     const destinationTypes = request.destinationTypes?.length ? request.destinationTypes.map((t) => this.entityName(t)) : null;
     const incoming = request.direction === 'INCOMING';
     const count = boundedCount(request.count, 10);
     const rows =
-      count === 0
+      count === 0 || types?.length === 0
         ? []
         : await this.edges.edges({
-            types: request.relationshipTypes?.length ? request.relationshipTypes : null,
+            types,
             sourceTypes: incoming ? destinationTypes : sourceTypes,
             destinationTypes: incoming ? sourceTypes : destinationTypes,
             sourceUrns: incoming ? destinationUrns : sourceUrns,
