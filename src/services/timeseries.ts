@@ -15,6 +15,16 @@ const PAGE = 10_000;
 /** Failed re-runs of a truncation's copy before it is left for an operator. */
 const MAX_COPY_ATTEMPTS = 3;
 
+function decodeTimeseriesScrollId(scrollId: string): unknown[] {
+  try {
+    const sort = JSON.parse(Buffer.from(scrollId, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(sort) && sort.length === 3) return sort;
+  } catch {
+    /* refused below */
+  }
+  throw new InvalidInputError('scrollId is not a time-series scroll id this service issued');
+}
+
 export interface TimeseriesValuesRequest {
   urn: unknown;
   entity: unknown;
@@ -307,6 +317,41 @@ export class TimeseriesService implements TimeseriesSink {
       ...(request.startTimeMillis !== undefined ? { startTimeMillis: request.startTimeMillis } : {}),
       ...(request.endTimeMillis !== undefined ? { endTimeMillis: request.endTimeMillis } : {}),
       values: hits.map((h) => ({ aspect: { value: JSON.stringify(h.source.event ?? {}), contentType: 'application/json' } })),
+    };
+  }
+
+  /**
+   * `GET /openapi/v2/timeseries/{entity}/{aspect}`: the aspect's events of every entity of the type, in an optional time
+   * range, newest first (then by messageId, descending, as DataHub sorts them), `count` at a time. The scroll id holds the
+   * last event's sort values; it is absent on the last page (one more event is asked for to know), so no page is empty.
+   */
+  async scroll(request: { entity: string; aspect: string; count: number; scrollId?: string; startTimeMillis?: number; endTimeMillis?: number; systemMetadata: boolean }) {
+    const entity = this.registry.entityAnyCase(request.entity);
+    const aspect = this.registry.aspectAnyCase(entity, request.aspect);
+    if (!aspect.timeseries) throw new InvalidInputError(`Only time-series aspects are scrolled here; '${aspect.name}' is versioned`);
+    const range: Body = {
+      ...(request.startTimeMillis !== undefined ? { gte: request.startTimeMillis } : {}),
+      ...(request.endTimeMillis !== undefined ? { lte: request.endTimeMillis } : {}),
+    };
+    const page = await this.engine.search(this.aliasOf(entity, aspect), {
+      size: request.count === 0 ? 0 : request.count + 1,
+      query: Object.keys(range).length ? { bool: { filter: [{ range: { timestampMillis: range } }] } } : { match_all: {} },
+      sort: [{ timestampMillis: 'desc' }, { messageId: { order: 'desc', missing: '_last' } }, { docId: 'asc' }],
+      // The whole stored row when its system metadata is asked for (it sits beside the event).
+      _source: request.systemMetadata ? true : ['urn', 'messageId', 'timestampMillis', 'event'],
+      ...(request.scrollId ? { search_after: decodeTimeseriesScrollId(request.scrollId) } : {}),
+    });
+    const hits = page.hits.slice(0, request.count);
+    const last = hits[hits.length - 1];
+    return {
+      ...(page.hits.length > request.count && last?.sort ? { scrollId: Buffer.from(JSON.stringify(last.sort)).toString('base64url') } : {}),
+      results: hits.map((h) => ({
+        urn: h.source.urn,
+        messageId: h.source.messageId ?? null,
+        timestampMillis: h.source.timestampMillis,
+        systemMetadata: request.systemMetadata ? (h.source.systemMetadata ?? null) : null,
+        event: h.source.event ?? null,
+      })),
     };
   }
 

@@ -285,3 +285,59 @@ describe('time-series aspects on elasticsearch (no reindex module)', () => {
     expect((Object.values(mapping)[0] as any).mappings.properties.totalSqlQueries).toEqual({ type: 'long' });
   });
 });
+
+describe('OpenAPI v2 time-series scroll, as DataHub smoke-tests it (test_timeseries_scroll.py)', () => {
+  let svc: TestService;
+  const id = uniqueId().toLowerCase().replace(/[^a-z0-9]/g, '');
+  const prefix = `tsscroll_${id}_`;
+  const profiled = datasetUrn(`profiled_${id}`);
+  const other = datasetUrn(`other_${id}`);
+  const base = 1_700_000_000_000;
+
+  beforeAll(async () => {
+    svc = await startTestService({ SEARCH_INDEX_PREFIX: prefix });
+    const profile = async (urn: string, i: number, at: number) => {
+      const res = await svc.call('POST', `/openapi/v3/entity/dataset/${encodeURIComponent(urn)}/datasetProfile?createIfNotExists=false&async=false`, {
+        value: { timestampMillis: at, messageId: `scroll_test_msg_${i}`, rowCount: (i + 1) * 100, columnCount: 10 },
+      });
+      expect(res.status).toBe(200);
+    };
+    for (let i = 0; i < 5; i++) await profile(profiled, i, base + i * 1000);
+    // Another entity's event: in the scroll (it covers the type), and one outside the range.
+    await profile(other, 9, base + 2500);
+    await profile(other, 10, base - 60_000);
+  });
+  afterAll(async () => {
+    for (const urn of [profiled, other]) await svc.call('POST', '/entities?action=delete', { urn });
+    await svc.search.deleteIndex(`${prefix}*`);
+    await svc.close();
+  });
+
+  const scroll = async (query: Record<string, string | number>) => {
+    const res = await svc.call('GET', `/openapi/v2/timeseries/dataset/datasetProfile?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`);
+    expect(res.status).toBe(200);
+    return res.body as { scrollId?: string; results: { urn: string; messageId: string; timestampMillis: number; systemMetadata: unknown; event: Record<string, unknown> }[] };
+  };
+  const range = { startTimeMillis: base - 1000, endTimeMillis: base + 6000 };
+
+  it('pages newest first, every event once, with no scroll id after the last page', async () => {
+    const pages = [];
+    let scrollId: string | undefined;
+    do {
+      const page = await scroll({ count: 2, ...range, ...(scrollId ? { scrollId } : {}) });
+      pages.push(page.results.map((r) => r.messageId));
+      scrollId = page.scrollId;
+    } while (scrollId && pages.length < 10);
+    expect(pages).toEqual([['scroll_test_msg_4', 'scroll_test_msg_3'], ['scroll_test_msg_9', 'scroll_test_msg_2'], ['scroll_test_msg_1', 'scroll_test_msg_0']]);
+    const whole = await scroll({ count: 20, ...range });
+    expect(whole.scrollId).toBeUndefined();
+    expect(whole.results[0]).toEqual({ urn: profiled, messageId: 'scroll_test_msg_4', timestampMillis: base + 4000, systemMetadata: null, event: { timestampMillis: base + 4000, messageId: 'scroll_test_msg_4', rowCount: 500, columnCount: 10 } });
+    expect((await scroll({ count: 20 })).results.map((r) => r.messageId)).toContain('scroll_test_msg_10');
+    expect((await scroll({ count: 1, systemMetadata: 'true', ...range })).results[0].systemMetadata).toMatchObject({ lastObserved: expect.any(Number) });
+  });
+
+  it('refuses a versioned aspect and a scroll id it did not issue', async () => {
+    expect((await svc.call('GET', '/openapi/v2/timeseries/dataset/datasetProperties')).status).toBe(400);
+    expect((await svc.call('GET', '/openapi/v2/timeseries/dataset/datasetProfile?scrollId=bogus')).status).toBe(400);
+  });
+});

@@ -57,5 +57,40 @@ export function timeseriesRoutes(timeseries: TimeseriesService): RouteDefinition
           }),
         }),
     },
+    {
+      operationId: 'v2ScrollTimeseries',
+      method: 'GET',
+      path: '/openapi/v2/timeseries/:entityName/:aspectName',
+      tag: 'Retrieval',
+      summary: "A time-series aspect's events of every entity of one type, newest first, a page at a time (OpenAPI v2)",
+      description: 'Sorted by timestampMillis, then messageId, both descending. `scrollId` is absent after the last page.',
+      scope: 'none',
+      pathParams: { entityName: 'Entity type, e.g. dataset', aspectName: 'Time-series aspect, e.g. datasetProfile' },
+      query: {
+        properties: {
+          count: { type: 'integer', minimum: 0, maximum: 10000, default: 10 },
+          scrollId: { type: 'string' },
+          startTimeMillis: { type: 'integer' },
+          endTimeMillis: { type: 'integer' },
+          systemMetadata: { type: 'boolean', default: false },
+        },
+      },
+      example: {
+        response: {
+          scrollId: 'WzE2NzUxMjMyMDAwMDAsIm0xIiwiYWJjIl0',
+          results: [{ urn: SAMPLE_URN, messageId: 'm1', timestampMillis: 1675123200000, systemMetadata: null, event: { timestampMillis: 1675123200000, rowCount: 100 } }],
+        },
+      },
+      handle: async ({ params, query }) =>
+        timeseries.scroll({
+          entity: params.entityName,
+          aspect: params.aspectName,
+          count: (query.count as number | undefined) ?? 10,
+          scrollId: query.scrollId as string | undefined,
+          startTimeMillis: query.startTimeMillis as number | undefined,
+          endTimeMillis: query.endTimeMillis as number | undefined,
+          systemMetadata: query.systemMetadata === true,
+        }),
+    },
   ];
 }
