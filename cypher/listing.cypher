@@ -25,3 +25,12 @@ USING INDEX SEEK e:Entity(urn)
 WHERE e.urn >= $from AND e.urn < $to AND e.urn =~ $urnRegex AND e.type IN $entityTypes
   AND EXISTS { (e)-[:ASPECT]->(:Aspect {name: $aspect}) }
 RETURN count(e) AS count
+
+// @name latestOfType
+// The latest value of $aspect of every entity of $entityType: for types with few entities (retention policies), read
+// whole.
+MATCH (e:Entity {type: $entityType})
+USING INDEX e:Entity(type)
+MATCH (e)-[:ASPECT]->(a:Aspect {name: $aspect})
+RETURN e.urn AS urn, a.value AS value
+ORDER BY urn

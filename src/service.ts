@@ -52,6 +52,7 @@ import { TimelineService } from './services/history/timeline-service';
 import { AsOfLineage, LineageBackfill } from './services/history/lineage-as-of';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
+import { RetentionPolicies } from './services/retention-policies';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
 import { RunStore } from './stores/graph/run-store';
@@ -205,10 +206,20 @@ export async function startService(config: Config, backends: BackendAddresses, l
     new EntityIndexMigrations(registry, search, indexNames, new RestoreStore(graph), logger, { batchSize: config.OUTBOX_BATCH_SIZE }),
   );
   const timeseries = new TimeseriesService(registry, search, indexNames, logger);
-  const writer = writePipeline(aspectStore, new Publisher({ indexer, coherence: readCoherence }, logger), groupWriterOptions(config), logger);
+  const listing = new ListingStore(graph);
+  const retentionPolicies = new RetentionPolicies(
+    registry,
+    { versions: config.RETENTION_MAX_VERSIONS, maxAgeMs: config.RETENTION_MAX_AGE ?? null },
+    (entityType, aspect) => listing.latestOfType(entityType, aspect),
+    config.RETENTION_POLICY_REFRESH_MS,
+    logger,
+  );
+  await retentionPolicies.start();
+  const writer = writePipeline(aspectStore, new Publisher({ indexer, coherence: readCoherence, followers: [retentionPolicies] }, logger), groupWriterOptions(config), logger);
   const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     retentionMaxAgeMs: config.RETENTION_MAX_AGE,
+    retentionPolicies,
     pendingDeletes,
     searchSync: new SearchSync(indexer, search, indexNames, config.SYNC_INDEX_TIMEOUT_MS),
     completeDefaults: (items): Promise<void> =>
@@ -239,7 +250,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const operations = new OperationsService(search, timeseries, restore, logger);
   const tests = new TestService(registry, aspectStore, new TestStore(graph), ingestion);
   const references = new ReferencesService(registry, new ReferenceStore(graph), ingestion);
-  const catalog = new CatalogService(registry, new ListingStore(graph));
+  const catalog = new CatalogService(registry, listing);
   const usage = new UsageService(registry, ingestion, timeseries);
 
   const deprecation = new DeprecationService(registry, aspectStore, ingestion);
@@ -355,6 +366,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
       });
       await writer.close();
       // Deregistered before the endpoint closes: a writer that still finds it then needs no wait.
+      retentionPolicies.stop();
       await Promise.all([indexer.stop(), timeseries.stop(), lease.stop()]);
       await peers.close();
       await Promise.allSettled([graph.close(), search.close()]);

@@ -61,9 +61,12 @@ export const configSchema = z.object({
   SEARCH_INDEX_PREFIX: z.string().regex(/^[a-z0-9_-]*$/, 'lower-case letters, digits, _ and - only').default(''),
   BACKEND_TIMEOUT_MS: positiveInt.default(5000),
   HEALTH_CHECK_INTERVAL_MS: positiveInt.default(2000),
+  /** History versions each aspect keeps where no stored retention policy (dataHubRetentionConfig) applies. */
   RETENTION_MAX_VERSIONS: positiveInt.default(20),
   /** Unset: no age bound. Otherwise history older than this is trimmed when its aspect is next written (src/services/write-path). */
   RETENTION_MAX_AGE: duration.optional(),
+  /** How soon retention policies written through other service processes apply to this one's writes. */
+  RETENTION_POLICY_REFRESH_MS: positiveInt.default(10_000),
   OUTBOX_BATCH_SIZE: positiveInt.default(500),
   OUTBOX_POLL_MS: positiveInt.default(200),
   OUTBOX_IDLE_POLL_MS: positiveInt.default(2000),

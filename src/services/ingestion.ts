@@ -3,6 +3,7 @@ import type { RevocationCheck } from '../auth/revocation-check';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import { asksSearchableOnReturn, searchableRequested, type SearchSync } from './indexing/search-sync';
+import { fixedRetention, type RetentionLookup } from './retention-policies';
 import type { GroupWriter } from './write-path/group-writer';
 import type { ItemOutcome, Projected, ProjectedEdges, WriteItem } from './write-path/plan';
 import { WritePreparer, type Prepared, type TimeseriesEvent } from './write-path/prepare';
@@ -30,9 +31,12 @@ export interface DeleteRequest {
 }
 
 export interface IngestionOptions {
+  /** RETENTION_MAX_VERSIONS: history versions each aspect keeps, where no retention policy says otherwise. */
   retention: number;
   /** RETENTION_MAX_AGE in ms: history no longer current this long ago is trimmed too (unset: no age bound). */
   retentionMaxAgeMs?: number;
+  /** The stored retention policies (dataHubRetentionConfig), which take precedence over the two above. */
+  retentionPolicies?: RetentionLookup;
   now?: () => number;
   /**
    * Marks entities in the search engine before a delete commits (PendingDeleteMarkers), so searches can drop their
@@ -68,7 +72,8 @@ export class IngestionService {
     private readonly options: IngestionOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.prepare = new WritePreparer(registry, { retention: options.retention, retentionMaxAgeMs: options.retentionMaxAgeMs, timeseries: timeseries !== null });
+    const retention = options.retentionPolicies ?? fixedRetention({ versions: options.retention, maxAgeMs: options.retentionMaxAgeMs ?? null });
+    this.prepare = new WritePreparer(registry, { retention, timeseries: timeseries !== null });
   }
 
   /** `revocation`: the caller's token check, if not made yet (see `apply`). */

@@ -15,6 +15,7 @@ export { dataHubAccessTokenInfo } from './dataHubAccessTokenInfo';
 export { dataHubExecutionRequestInput } from './dataHubExecutionRequestInput';
 export { dataHubExecutionRequestResult } from './dataHubExecutionRequestResult';
 export { dataHubIngestionSourceInfo } from './dataHubIngestionSourceInfo';
+export { dataHubRetentionConfig } from './dataHubRetentionConfig';
 export { dataJobInfo } from './dataJobInfo';
 export { dataJobInputOutput } from './dataJobInputOutput';
 export { dataPlatformInfo } from './dataPlatformInfo';

@@ -131,8 +131,9 @@ export type WriteItem =
       actor: string;
       now: number;
       systemMetadata: string;
+      /** History versions kept at most (Infinity: no count bound): the aspect's retention policy (../retention-policies.ts). */
       retention: number;
-      /** History versions no longer current this long ago are trimmed too (RETENTION_MAX_AGE); null: no age bound. */
+      /** History versions no longer current this long ago are trimmed too; null: no age bound. */
       retentionMaxAgeMs?: number | null;
       /**
        * Aspects created only when the entity lacks them (key aspect, default browse paths). Their values are computed

@@ -6,6 +6,7 @@ import type { AspectSpec, EntitySpec, Registry } from '../../model/registry';
 import { tryParseUrn, type Urn } from '../../model/urn';
 import { applyPatch, parsePatch } from '../patch/json-patch';
 import { UPSERT_CHANGE_TYPES, writeCondition, type WriteCondition } from './conditions';
+import type { RetentionLookup } from '../retention-policies';
 import type { ColumnEdge, Projected, ProjectedEdges, WriteItem } from './plan';
 
 /*
@@ -23,9 +24,8 @@ export interface TimeseriesEvent {
 }
 
 export interface PrepareOptions {
-  retention: number;
-  /** RETENTION_MAX_AGE in ms: history no longer current this long ago is trimmed too (unset: no age bound). */
-  retentionMaxAgeMs?: number;
+  /** How much history each write of an aspect keeps (../retention-policies.ts). */
+  retention: RetentionLookup;
   /** Whether time-series aspects can be written (their sink is the search engine). */
   timeseries: boolean;
 }
@@ -229,7 +229,7 @@ export class WritePreparer {
         actor: systemActor(this.registry.urnNamespace),
         now: now(),
         systemMetadata: JSON.stringify(e.systemMetadata),
-        retention: this.options.retention,
+        ...this.retentionOf(e.entity, key.aspect),
         projected: this.project(key.aspect, key.value),
         defaults: [],
       });
@@ -299,10 +299,15 @@ export class WritePreparer {
       actor: principal.actor,
       now,
       systemMetadata: JSON.stringify(systemMetadata),
-      retention: this.options.retention,
-      retentionMaxAgeMs: this.options.retentionMaxAgeMs ?? null,
+      ...this.retentionOf(entity, aspect),
       defaults: this.defaultsFor(urn, entity, aspect),
     };
+  }
+
+  /** The write item's retention fields, from the aspect's policy. */
+  private retentionOf(entity: EntitySpec, aspect: AspectSpec): { retention: number; retentionMaxAgeMs: number | null } {
+    const policy = this.options.retention.policyFor(entity.name, aspect.name);
+    return { retention: policy.versions, retentionMaxAgeMs: policy.maxAgeMs };
   }
 
   /** Schema validation, the aspect's semantic checks, and a key aspect must match its urn. */

@@ -22,6 +22,11 @@ export interface IndexerFeed {
   whenWritesMayGo?(): Promise<void>;
 }
 
+/** In-memory state kept from committed writes (the retention policies): current before a write is answered. */
+export interface CommitFollower {
+  committed(writes: readonly CommittedWrite[]): Promise<void>;
+}
+
 /** What the group stage asks before it starts a group: whether to wait, and until when. */
 export interface Backpressure {
   holds(): boolean;
@@ -30,13 +35,14 @@ export interface Backpressure {
 
 /**
  * The publish stage: everything that follows a group's transaction, none of it holding a lock or a transaction.
- * After a commit: the search indexer gets the changes and is woken, and read coherence drops this process's cached
- * copies and tells the peer processes the transaction found (the write is not acknowledged before). After a failed
+ * After a commit: the search indexer gets the changes and is woken, read coherence drops this process's cached
+ * copies and tells the peer processes the transaction found, and state kept from writes (the retention policies) is
+ * brought up to date (the write is not acknowledged before). After a failed
  * commit (which may still have committed): read coherence only, its failures left to the write's own error.
  */
 export class Publisher implements Backpressure {
   constructor(
-    private readonly targets: { indexer?: IndexerFeed; coherence?: ReadCoherence | null },
+    private readonly targets: { indexer?: IndexerFeed; coherence?: ReadCoherence | null; followers?: readonly CommitFollower[] },
     private readonly logger?: Logger,
   ) {}
 
@@ -56,15 +62,16 @@ export class Publisher implements Backpressure {
 
   /** `handedOver`: the group's outbox entries were written with the lease `outboxLease` gave. */
   async committed(urns: readonly string[], writes: () => CommittedWrite[], peers: readonly Peer[], handedOver = false): Promise<void> {
-    const indexer = this.targets.indexer;
+    const { indexer, followers = [] } = this.targets;
+    const committed = indexer || followers.length > 0 ? writes() : [];
     try {
-      if (indexer) indexer.committed(writes(), handedOver);
+      if (indexer) indexer.committed(committed, handedOver);
     } catch (err) {
       // Committed already: a failure here must not fail (and re-run) the group.
       this.logger?.warn({ err: (err as Error).message }, 'a committed group could not be passed on to the indexer');
     }
     indexer?.notify();
-    await this.targets.coherence?.afterCommit(urns, peers, true);
+    await Promise.all([this.targets.coherence?.afterCommit(urns, peers, true), ...followers.map((f) => f.committed(committed))]);
   }
 
   async failed(urns: readonly string[], peers: readonly Peer[]): Promise<void> {

@@ -23,4 +23,10 @@ export class ListingStore {
     const [record] = await this.neo4j.query('listing.countAspect', query.urnLike ? 'listing/countAspectLike' : 'listing/countAspect', params);
     return Number(record?.get('count') ?? 0);
   }
+
+  /** The latest value (stored JSON) of `aspect` of every entity of `entityType`, by urn. */
+  async latestOfType(entityType: string, aspect: string): Promise<{ urn: string; value: string }[]> {
+    const records = await this.neo4j.query('listing.latestOfType', 'listing/latestOfType', { entityType, aspect });
+    return records.map((r) => ({ urn: r.get('urn') as string, value: r.get('value') as string }));
+  }
 }

@@ -31,6 +31,7 @@ export type StatementName =
   | 'lineage/typesPresent'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
+  | 'listing/latestOfType'
   | 'listing/listUrns'
   | 'migrations/done'
   | 'migrations/markDone'
