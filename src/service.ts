@@ -89,6 +89,7 @@ import { IndexNames } from './stores/search/mappings';
 import { SearchIndexer } from './services/indexing/indexer';
 import { SearchSync } from './services/indexing/search-sync';
 import { createDataPlatforms } from './services/bootstrap/data-platforms';
+import { createDefaultRetentionPolicies } from './services/bootstrap/retention-policies';
 import { EntityIndexMigrations } from './services/indexing/index-migrations';
 import { completeDefaultBrowsePaths } from './services/default-browse-paths';
 import type { BrowsePathEntry } from './model/browse-paths';
@@ -240,6 +241,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
   if (config.BOOTSTRAP_DATA_PLATFORMS) {
     createDataPlatforms(ingestion, registry).catch((err) => logger.warn({ err: (err as Error).message }, 'could not create the well-known data platforms; the next start tries again'));
+  }
+  if (config.BOOTSTRAP_RETENTION_POLICIES) {
+    createDefaultRetentionPolicies(ingestion, registry).catch((err) => logger.warn({ err: (err as Error).message }, "could not create DataHub's default retention policies; the next start tries again"));
   }
   runs.indexEarlierWrites().catch((err) => logger.warn({ err: (err as Error).message }, 'could not index the runs of earlier writes; the next start tries again'));
   const deletedHitGuard = new DeletedHitGuard(search, pendingDeletes, new DeletedHitsStore(graph, config.BACKEND_TIMEOUT_MS));

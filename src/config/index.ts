@@ -94,6 +94,7 @@ export const configSchema = z.object({
   SYNC_INDEX_TIMEOUT_MS: positiveInt.default(10000),
   /** Create DataHub's well-known data platforms at start where they have no info yet (src/services/bootstrap). */
   BOOTSTRAP_DATA_PLATFORMS: booleanString.default('true'),
+  BOOTSTRAP_RETENTION_POLICIES: booleanString.default('true'),
   /** Unset: required whenever HOST is not a loopback address (src/auth/exposure.ts); `false` there is an explicit opt-out. */
   AUTH_REQUIRED_EVERYWHERE: booleanString.optional(),
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

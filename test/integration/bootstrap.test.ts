@@ -67,4 +67,39 @@ describe('data platforms created at start', () => {
     expect(await versionOf(second)).toBe(before);
     expect(await info(second, 'hive')).toEqual(ours);
   });
+
+  it("creates DataHub's retention policy for ingestion run results where none is stored, and keeps an admin's", async () => {
+    const policy = 'urn:li:dataHubRetention:(dataHubExecutionRequest,dataHubExecutionRequestResult)';
+    const writer = await startTestService();
+    services.push(writer);
+    const stored = async (svc: TestService) => {
+      const res = await svc.call('GET', `/aspects/${enc(policy)}?aspect=dataHubRetentionConfig&version=0`);
+      return res.status === 200 ? (Object.values(res.body.aspect)[0] as Record<string, unknown>) : null;
+    };
+    try {
+      expect((await writer.call('POST', '/entities?action=delete', { urn: policy })).status).toBe(200);
+      const first = await startTestService({ BOOTSTRAP_RETENTION_POLICIES: 'true', SEARCH_INDEX_PREFIX: prefix });
+      services.push(first);
+      expect(await until(() => stored(first))).toEqual({ retention: { version: { maxVersions: 1 } } });
+
+      // A run's result written three times keeps only its newest history version.
+      const run = `urn:li:dataHubExecutionRequest:${prefix}run`;
+      for (const status of ['PENDING', 'RUNNING', 'SUCCESS']) {
+        expect((await first.call('POST', '/aspects?action=ingestProposal', proposal(run, 'dataHubExecutionRequestResult', { status }))).status).toBe(200);
+      }
+      const version = (v: number) => first.call('GET', `/aspects/${enc(run)}?aspect=dataHubExecutionRequestResult&version=${v}`);
+      expect((await version(1)).status).toBe(404);
+      expect((await version(2)).body.aspect).toEqual({ 'com.linkedin.execution.ExecutionRequestResult': { status: 'RUNNING' } });
+
+      // An admin's policy stays through the next start.
+      const admin = { retention: { version: { maxVersions: 5 } } };
+      expect((await first.call('POST', '/aspects?action=ingestProposal', proposal(policy, 'dataHubRetentionConfig', admin))).status).toBe(200);
+      const second = await startTestService({ BOOTSTRAP_RETENTION_POLICIES: 'true', SEARCH_INDEX_PREFIX: prefix });
+      services.push(second);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await stored(second)).toEqual(admin);
+    } finally {
+      await writer.call('POST', '/entities?action=delete', { urn: policy });
+    }
+  });
 });
