@@ -4,7 +4,7 @@ import type { AspectStore, StoredAspect } from '../stores/graph/aspect-store';
 import type { EdgeCursor, EdgeScrollStore } from '../stores/graph/edge-scroll-store';
 import type { RetrievalService } from './retrieval';
 import { DEFAULT_RUN_ID } from './write-path/prepare';
-import { validateKeepAlive, type AcrossEntitiesSearch, type SortCriterion } from './search/across-entities';
+import { ENTITY_TYPE_FACET, validateKeepAlive, type AcrossEntitiesSearch, type SortCriterion } from './search/across-entities';
 import { parseFilter, type Filter } from './search/query-builder';
 
 const MAX_BATCH = 1000;
@@ -12,6 +12,12 @@ const MAX_PAGE = 10_000;
 
 /** An entity in DataHub's OpenAPI v3 form: `{urn, <aspect>: {value, systemMetadata?}}`. */
 export type V3Entity = Record<string, unknown> & { urn: string };
+
+/** A facet of an OpenAPI v3 scroll: the hits per value of `field` (DataHub's `entity`: per entity type). */
+export interface V3Facet {
+  field: string;
+  aggregations: Record<string, number>;
+}
 
 /** The entity type segment of DataHub's `/openapi/v3/entity/generic/...` façade: the type is the urn's own. */
 export const GENERIC = 'generic';
@@ -208,7 +214,9 @@ export class EntityReads {
     includeSoftDelete: boolean;
     systemMetadata: boolean;
     pitKeepAlive?: string;
-  }): Promise<{ scrollId: string | null; entities: V3Entity[]; totalCount: number }> {
+    /** DataHub's `entity` facet (hits per entity type), as its cross-entity scroll answers unless skipAggregation. */
+    entityFacet?: boolean;
+  }): Promise<{ scrollId: string | null; entities: V3Entity[]; totalCount: number; facets: V3Facet[] }> {
     validateKeepAlive(request.pitKeepAlive);
     const types = request.entityNames.length > 0 ? request.entityNames.map((n) => this.entityName(n)) : [...this.registry.entities.keys()];
     if (request.aspects && request.aspects.length > 0 && types.length === 1) this.checkAspects(types[0], request.aspects);
@@ -221,7 +229,8 @@ export class EntityReads {
       // DataHub lowers a count above its page limit to the limit without saying so; its clients rely on that.
       count: boundedCount(Math.min(request.count ?? 10, MAX_PAGE), 10),
       scrollId: request.scrollId,
-      skipAggregates: true,
+      facets: request.entityFacet ? [ENTITY_TYPE_FACET] : [],
+      skipAggregates: !request.entityFacet,
       skipHighlighting: true,
     });
     const urns = page.hits.map((h) => h.urn);
@@ -232,7 +241,10 @@ export class EntityReads {
       const read = await Promise.all(urns.map((urn) => this.store.latest(urn, wanted)));
       entities = urns.map((urn, i) => this.v3Form(urn, read[i], request.systemMetadata));
     }
-    return { scrollId: page.nextScrollId, entities, totalCount: page.total };
+    const facets = page.facets
+      .filter((f) => f.field === ENTITY_TYPE_FACET)
+      .map((f) => ({ field: 'entity', aggregations: Object.fromEntries(f.values.map((v) => [v.value, v.count])) }));
+    return { scrollId: page.nextScrollId, entities, totalCount: page.total, facets };
   }
 
   /** `POST /openapi/v3/relationship/scroll`. INCOMING swaps which end the source and destination filters select. */

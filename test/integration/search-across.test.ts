@@ -342,11 +342,20 @@ describe.each<[EngineName, Record<string, string>]>([
         filter: { and: [{ criteria: [rule('platform', ['urn:li:dataPlatform:hive'])] }] },
       });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ scrollId: expect.any(String), totalCount: 2, entities: [{ urn: customers, datasetKey: { value: { platform: 'urn:li:dataPlatform:hive', name: `customers_${id}`, origin: 'DEV' } } }] });
+      // DataHub's `entity` facet: the hits per entity type, on every page unless skipAggregation.
+      const facets = [{ field: 'entity', aggregations: { dataset: 2 } }];
+      expect(res.body).toEqual({ scrollId: expect.any(String), totalCount: 2, entities: [{ urn: customers, datasetKey: { value: { platform: 'urn:li:dataPlatform:hive', name: `customers_${id}`, origin: 'DEV' } } }], facets });
       const next = await svc.call('POST', `/openapi/v3/entity/scroll?count=1&scrollId=${res.body.scrollId}`, { entities: ['dataset'], filter: { and: [{ criteria: [rule('platform', ['urn:li:dataPlatform:hive'])] }] } });
-      expect(next.body).toEqual({ scrollId: null, totalCount: 2, entities: [{ urn: orders }] });
+      expect(next.body).toEqual({ scrollId: null, totalCount: 2, entities: [{ urn: orders }], facets });
+      const across = await svc.call('POST', '/openapi/v3/entity/scroll?count=1', { entities: ['dataset', 'chart', 'tag'], filter: { and: [{ criteria: [rule('urn', [`_${id}`], 'CONTAIN')] }] } });
+      expect(across.body.facets).toEqual([{ field: 'entity', aggregations: { dataset: 3, chart: 1, tag: 1 } }]);
+      expect((await svc.call('POST', '/openapi/v3/entity/scroll?count=1&skipAggregation=true', { entities: ['dataset'] })).body.facets).toEqual([]);
+      // A query's backslash escapes are read as the engine's query syntax reads them (DataHub's smoke tests escape dots).
+      const escaped = await svc.call('POST', `/openapi/v3/entity/scroll?count=5&query=${encodeURIComponent(`name:orders\\_${id}`)}`, { entities: ['dataset'] });
+      expect(escaped.body.entities).toEqual([{ urn: orders }]);
       const byGet = await svc.call('GET', '/openapi/v3/entity/chart?aspects=chartInfo&count=5');
       expect(byGet.body.entities).toEqual([{ urn: chart, chartInfo: { value: expect.objectContaining({ title: `Revenue_${id}` }) } }]);
+      expect(byGet.body.facets).toEqual([]);
       expect((await svc.call('POST', '/openapi/v3/entity/scroll?sliceId=0&sliceMax=2', {})).status).toBe(400);
     });
 

@@ -284,6 +284,9 @@ describe('timeline', () => {
         ['MAJOR', '1.0.0-computed'],
         ['MAJOR', '2.0.0-computed'],
       ]);
+      // The same at DataHub's v1 path, as its OpenAPI smoke tests read it.
+      const v1 = await svc.call('GET', `/openapi/v1/timeline/${enc(urn)}?startTime=-1&endTime=0&raw=false&categories=TECHNICAL_SCHEMA`);
+      expect([v1.status, v1.body]).toEqual([200, res]);
       const fu = (p: string) => field(urn, p);
       expect(summary(res[0])).toEqual([`TECHNICAL_SCHEMA ADD ${fu('a')} MINOR`, `TECHNICAL_SCHEMA ADD ${fu('b')} MINOR`, `TECHNICAL_SCHEMA ADD ${fu('c')} MINOR`]);
       expect(res[1].changeEvents.map((e) => [e.operation, e.modifier, e.semVerChange, e.description, e.parameters?.modificationCategory])).toEqual([

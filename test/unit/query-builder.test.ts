@@ -77,6 +77,16 @@ describe('search query builder', () => {
     expect(rewriteQuery('ord*', schema)).toBe('ord*');
   });
 
+  it("reads a fielded value's backslash escapes as query_string does: the next character literal, wildcards only unescaped", () => {
+    // DataHub's own smoke tests search `qualifiedName:entities\.datasetSingle*`.
+    expect(rewriteQuery('description:entities\\.orders*', schema)).toBe('description:entities.orders*');
+    expect(rewriteQuery('description:a\\*b?', schema)).toBe('description:a\\*b?');
+    expect(rewriteQuery('tags:pii\\-x', schema)).toBe('(tags:pii\\-x OR tags:urn\\:li\\:tag\\:pii\\-x)');
+    // A quoted value is one phrase, wildcards in it literal.
+    expect(rewriteQuery('description:"a\\"b c*"', schema)).toBe('description:"a\\"b c*"');
+    expect(rewriteQuery('tags:"pii x"', schema)).toBe('(tags:"pii x" OR tags:"urn:li:tag:pii x")');
+  });
+
   it('answers a whole URN with that entity first', () => {
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)';
     expect(textQuery(urn, schema)).toEqual({

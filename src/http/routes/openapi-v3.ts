@@ -79,7 +79,7 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
       query: {
         properties: {
           sort: { type: 'string', description: 'Sort field (default urn)' },
-          skipAggregation: flag('Accepted; no aggregations are computed'),
+          skipAggregation: flag('No `facets` (the hits per entity type) are computed'),
           scrollIdPerEntity: flag('Not supported when true'),
           ...scrollPage,
         },
@@ -93,10 +93,11 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
           sortCriteria: { type: ['array', 'null'], maxItems: 10, items: sortCriterionSchema },
         },
       },
-      example: { request: { entities: ['dataset'], aspects: ['status'] }, response: { scrollId: null, entities: [SAMPLE_ENTITY], totalCount: 1 } },
+      example: { request: { entities: ['dataset'], aspects: ['status'] }, response: { scrollId: null, entities: [SAMPLE_ENTITY], totalCount: 1, facets: [{ field: 'entity', aggregations: { dataset: 1 } }] } },
       handle: async ({ query, body }) => {
         refuseSlicing(query);
         return reads.v3Scroll({
+          entityFacet: query.skipAggregation !== true,
           entityNames: (body.entities as string[] | null) ?? [],
           aspects: (body.aspects as string[] | null | undefined) ?? null,
           count: query.count as number,
@@ -125,7 +126,7 @@ export function openApiV3Routes(reads: EntityReads): RouteDefinition[] {
           ...scrollPage,
         },
       },
-      example: { response: { scrollId: null, entities: [SAMPLE_ENTITY], totalCount: 1 } },
+      example: { response: { scrollId: null, entities: [SAMPLE_ENTITY], totalCount: 1, facets: [] } },
       handle: async ({ params, query }) => {
         refuseSlicing(query);
         const aspects = (query.aspects as string[] | undefined) ?? [];

@@ -119,6 +119,23 @@ function escapeWildcard(value: string): string {
   return value.replace(/[\\*?]/g, (c) => `\\${c}`);
 }
 
+/**
+ * A fielded term's value as written, in query_string syntax: a backslash makes the next character literal
+ * (`entities\.orders*`, `a\*b`), an unescaped `*` or `?` is a wildcard. `plain`: the characters themselves;
+ * `escaped`: the value escaped for the engine, wildcards kept where they were not escaped.
+ */
+function fieldValue(written: string): { plain: string; escaped: string } {
+  let plain = '';
+  let escaped = '';
+  for (let i = 0; i < written.length; i++) {
+    const literal = written[i] === '\\' && i + 1 < written.length;
+    const c = literal ? written[++i] : written[i];
+    plain += c;
+    escaped += escapeQueryString(c, !literal);
+  }
+  return { plain, escaped };
+}
+
 /** Splits input into tokens, keeping quoted strings and parentheses apart. */
 function tokenize(input: string): string[] {
   const tokens: string[] = [];
@@ -151,9 +168,14 @@ export function rewriteQuery(input: string, schema: SearchSchema): string {
       const m = FIELDED_TERM.exec(token);
       if (m && schema.fields.has(m[1].replace(/\.keyword$/, ''))) {
         const field = m[1];
-        const raw = m[2].startsWith('"') && m[2].endsWith('"') ? m[2].slice(1, -1) : m[2];
+        const quoted = m[2].length > 1 && m[2].startsWith('"') && m[2].endsWith('"');
+        const { plain, escaped } = fieldValue(quoted ? m[2].slice(1, -1) : m[2]);
         const target = termTarget(field, schema);
-        const alternatives = schema.expand(field, raw).map((v) => `${target}:${escapeQueryString(v, true)}`);
+        // Alternatives are the value itself or it behind a literal urn prefix (SearchSchema.expand). A quoted value stays
+        // one phrase (its spaces would otherwise split it into terms).
+        const alternatives = schema
+          .expand(field, plain)
+          .map((v) => (quoted ? `${target}:"${v.replace(/["\\]/g, (c) => `\\${c}`)}"` : `${target}:${escapeQueryString(v.slice(0, v.length - plain.length), false)}${escaped}`));
         return alternatives.length === 1 ? alternatives[0] : `(${alternatives.join(' OR ')})`;
       }
       if (token.startsWith('"')) return token;
