@@ -20,6 +20,7 @@ import { lineageRoutes } from './http/routes/lineage';
 import { metadataRoutes } from './http/routes/metadata';
 import { searchRoutes } from './http/routes/search';
 import { searchAcrossRoutes } from './http/routes/search-across';
+import { openApiV2Routes } from './http/routes/openapi-v2';
 import { openApiV3Routes } from './http/routes/openapi-v3';
 import { openApiV3GenericRoutes, openApiV3WriteRoutes } from './http/routes/openapi-v3-writes';
 import { OpenApiEntities } from './services/openapi-entities';
@@ -319,6 +320,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
       ...openApiV3GenericRoutes(openApiEntities, reads),
       ...openApiV3Routes(reads),
       ...openApiV3WriteRoutes(openApiEntities),
+      ...openApiV2Routes(openApiEntities, reads),
       ...testRoutes(tests),
       ...timeseriesRoutes(timeseries),
       ...operationsRoutes(operations),

@@ -16,9 +16,9 @@ const aspectPathParams = { ...pathParams, aspectName: 'Aspect name (any case)' }
 
 /**
  * DataHub's OpenAPI answers a failed aspect validation with 400 where its rest.li API (and this service's) answers 422;
- * a v3 client branches on 400.
+ * a v3 (or v2) client branches on 400.
  */
-async function v3Errors<T>(work: () => Promise<T>): Promise<T> {
+export async function v3Errors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -28,7 +28,7 @@ async function v3Errors<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A write's status as DataHub gives it: 202 for `async=true`, else 200. */
-function accepted(input: RouteInput, async: boolean): void {
+export function accepted(input: RouteInput, async: boolean): void {
   input.ctx.status = async ? 202 : 200;
 }
 
