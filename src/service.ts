@@ -54,6 +54,7 @@ import { AsOfLineage, LineageBackfill } from './services/history/lineage-as-of';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { RetentionPolicies } from './services/retention-policies';
+import { Views } from './services/views';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
 import { RunStore } from './stores/graph/run-store';
@@ -298,6 +299,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion, hierarchy, references);
   const glossary = new Glossary(registry, reads, ingestion, hierarchy);
   const dataProducts = new DataProducts(registry, reads, retrieval, ingestion, references);
+  const views = new Views(registry, reads, ingestion, (entityType, aspect) => listing.latestOfType(entityType, aspect), (name) => searchAcross.names.model(name) ?? null);
   const groups = new Groups(registry, reads, searchAcross, ingestion, references);
   const descriptions = new Descriptions(registry, reads, ingestion);
   const openApiEntities = new OpenApiEntities(registry, ingestion, reads, timeseries);
@@ -311,7 +313,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
     bodyLimitBytes: config.BODY_LIMIT,
     health,
     auth,
-    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, glossary, descriptions, owners, hierarchy, retrieval, timeline, dataProducts, groups, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
+    beforeBodyParser: [graphqlMiddleware({ deprecation, forms, tags, lineage, jobRuns, accessTokens, ingestionSources, datasetOperations, assertions, domains: domainAssignments, glossary, descriptions, owners, hierarchy, retrieval, timeline, dataProducts, groups, views, search: searchAcross, browsing: searchService, reads, registry, version: VERSION, auth, bodyLimitBytes: config.BODY_LIMIT, logger, lineageAnswerCacheBytes: config.LINEAGE_ANSWER_CACHE_SIZE })],
     routes: [
       ...metadataRoutes({ ingestion, retrieval }),
       ...lineageRoutes(lineage),

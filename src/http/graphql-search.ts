@@ -12,6 +12,7 @@ import { parseFilter, type Filter } from '../services/search/query-builder';
 import type { SearchService } from '../services/search/search-service';
 import type { DataProducts } from '../services/data-products';
 import type { Hierarchy } from '../services/hierarchy';
+import { withView, type Views } from '../services/views';
 import { lineageTypeDefs } from './graphql-lineage';
 import { perRequestLoader } from './graphql-request-loader';
 
@@ -102,7 +103,7 @@ const typeDefs = /* GraphQL */ `
     "Deprecated: AND of criteria; with orFilters, added to every OR branch."
     filters: [FacetFilterInput!]
     orFilters: [AndFilterInput!]
-    "Views are not supported: must be null."
+    "A saved view (createView) applied on top of the filters: its entity types and its filter."
     viewUrn: String
     searchFlags: SearchFlags
     sortInput: SearchSortInput
@@ -743,7 +744,6 @@ export function graphqlFilterInput(orFilters: CommonInput['orFilters'], andFilte
 }
 
 function common(input: CommonInput) {
-  if (input.viewUrn) throw new InvalidInputError('viewUrn is not supported: this service has no saved views');
   const flags = input.searchFlags ?? {};
   if (flags.groupingSpec?.groupingCriteria && flags.groupingSpec.groupingCriteria.length > 0) throw new InvalidInputError('searchFlags.groupingSpec is not supported');
   const sort: SortCriterion[] = (input.sortInput?.sortCriteria ?? (input.sortInput?.sortCriterion ? [input.sortInput.sortCriterion] : [])).map((s) => ({
@@ -774,6 +774,8 @@ export interface SearchGraphqlDependencies {
   hierarchy?: Hierarchy;
   reads: EntityReads;
   registry: Registry;
+  /** Saved views, which `viewUrn` applies to a search. */
+  views?: Views;
 }
 
 /**
@@ -785,8 +787,26 @@ function fieldAspects(registry: Registry): string[] {
   return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name];
 }
 
-export function searchResolvers({ search, browsing, dataProducts, hierarchy, reads, registry }: SearchGraphqlDependencies) {
+export function searchResolvers({ search, browsing, dataProducts, hierarchy, reads, registry, views }: SearchGraphqlDependencies) {
   const names = search.names;
+  /**
+   * The search an input asks for, with its saved view (`viewUrn`) applied as DataHub applies one: only the view's entity
+   * types (those of them asked for, when types are asked for too), and the view's filter AND the input's. Null when
+   * that leaves no type to search.
+   */
+  const searchOf = async (input: CommonInput) => {
+    const request = common(input);
+    if (!input.viewUrn) return request;
+    if (!views) throw new InvalidInputError('viewUrn is not supported here');
+    const view = await views.apply(input.viewUrn);
+    let types = request.types;
+    if (view.types) {
+      const asked = types && types.length > 0 ? search.resolveTypes(types) : null;
+      types = asked ? view.types.filter((t) => asked.includes(t)) : view.types;
+      if (types.length === 0) return null;
+    }
+    return { ...request, types, filter: withView(request.filter, view.filter) };
+  };
   const read = fieldAspects(registry);
   // Every entity resolved in one request shares one aspect read per tick.
   const loaderFor = perRequestLoader(async (urns: readonly string[]) => {
@@ -951,17 +971,23 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
   return {
     Query: {
       searchAcrossEntities: async (_: unknown, { input }: { input: CommonInput & { start?: number | null; count?: number | null } }) => {
-        const result = await search.search({ ...common(input), start: input.start ?? 0, count: input.count ?? 10 });
+        const request = await searchOf(input);
+        if (!request) return { start: input.start ?? 0, count: 0, total: 0, searchResults: [], facets: [], suggestions: [] };
+        const result = await search.search({ ...request, start: input.start ?? 0, count: input.count ?? 10 });
         return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
       },
       scrollAcrossEntities: async (_: unknown, { input }: { input: CommonInput & { scrollId?: string | null; keepAlive?: string | null; count?: number | null } }) => {
         validateKeepAlive(input.keepAlive);
-        const result = await search.scroll({ ...common(input), facets: null, scrollId: input.scrollId, count: input.count ?? 10 });
+        const request = await searchOf(input);
+        if (!request) return { nextScrollId: null, count: 0, total: 0, searchResults: [], facets: [] };
+        const result = await search.scroll({ ...request, facets: null, scrollId: input.scrollId, count: input.count ?? 10 });
         return { nextScrollId: result.nextScrollId, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets) };
       },
       listDataProductAssets: (_: unknown, { urn, input }: { urn: string; input: CommonInput & { start?: number | null; count?: number | null } }) => assetsOf(urn, input),
       search: async (_: unknown, { input }: { input: CommonInput & { type: string; start?: number | null; count?: number | null } }) => {
-        const result = await search.search({ ...common({ ...input, types: [input.type] }), start: input.start ?? 0, count: input.count ?? 10 });
+        const request = await searchOf({ ...input, types: [input.type] });
+        if (!request) return { start: input.start ?? 0, count: 0, total: 0, searchResults: [], facets: [], suggestions: [] };
+        const result = await search.search({ ...request, start: input.start ?? 0, count: input.count ?? 10 });
         return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
       },
       browse: async (_: unknown, { input }: { input: BrowseInput }) => {
@@ -986,7 +1012,9 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
         };
       },
       aggregateAcrossEntities: async (_: unknown, { input }: { input: CommonInput }) => {
-        const { sort: _sort, ...request } = common(input);
+        const viewed = await searchOf(input);
+        if (!viewed) return { facets: [] };
+        const { sort: _sort, ...request } = viewed;
         const result = await search.aggregate(request);
         return { facets: facets(result.facets) };
       },

@@ -24,6 +24,8 @@ import { hierarchyResolvers, hierarchyTypeDefs } from './graphql-hierarchy';
 import type { Hierarchy } from '../services/hierarchy';
 import { timelineResolvers, timelineTypeDefs } from './graphql-timeline';
 import { dataProductResolvers, dataProductTypeDefs } from './graphql-data-products';
+import { viewResolvers, viewTypeDefs } from './graphql-views';
+import type { Views } from '../services/views';
 import type { DataProducts } from '../services/data-products';
 import { groupResolvers, groupTypeDefs } from './graphql-groups';
 import type { Groups } from '../services/groups';
@@ -322,6 +324,7 @@ export interface GraphqlSchemaDependencies extends SearchGraphqlDependencies, Ad
   timeline: TimelineService;
   dataProducts: DataProducts;
   groups: Groups;
+  views: Views;
 }
 
 export interface GraphqlDependencies extends GraphqlSchemaDependencies {
@@ -336,7 +339,7 @@ export interface GraphqlDependencies extends GraphqlSchemaDependencies {
 export function graphqlSchema(deps: GraphqlSchemaDependencies) {
   const lineage = lineageResolvers(deps.lineage);
   return createSchema<GraphqlContext>({
-    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs, dataProductTypeDefs, groupTypeDefs],
+    typeDefs: [typeDefs, lineageTypeDefs, searchTypeDefs(deps.search.names), adminTypeDefs, labelTypeDefs, datasetTypeDefs, entityTypeDefs, ingestionTypeDefs, assertionTypeDefs(deps.registry), domainTypeDefs, ownershipTypeDefs(deps.registry), hierarchyTypeDefs(deps.registry), timelineTypeDefs, dataProductTypeDefs, groupTypeDefs, viewTypeDefs],
     // Merged in order: the search module's entity fields extend (and for shared types override) the lineage ones.
     resolvers: [
       {
@@ -368,6 +371,7 @@ export function graphqlSchema(deps: GraphqlSchemaDependencies) {
       timelineResolvers(deps),
       dataProductResolvers(deps),
       groupResolvers(deps),
+      viewResolvers(deps),
     ],
   });
 }

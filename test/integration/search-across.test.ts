@@ -300,7 +300,7 @@ describe.each<[EngineName, Record<string, string>]>([
       expect(body.data.searchAcrossEntities.searchResults).toEqual([{ extraProperties: [{ name: 'origin', value: '"PROD"' }, { name: 'platform', value: '"urn:li:dataPlatform:hive"' }] }]);
     });
 
-    it('refuses views, unsupported conditions and bad scroll ids with BAD_REQUEST', async () => {
+    it('refuses unknown views, unsupported conditions and bad scroll ids with BAD_REQUEST', async () => {
       for (const query of [
         '{ searchAcrossEntities(input: {query: "*", viewUrn: "urn:li:dataHubView:x"}) { total } }',
         '{ searchAcrossEntities(input: {query: "*", orFilters: [{and: [{field: "urn", values: ["x"], condition: DESCENDANTS_INCL}]}]}) { total } }',

@@ -16,6 +16,7 @@ export { dataHubExecutionRequestInput } from './dataHubExecutionRequestInput';
 export { dataHubExecutionRequestResult } from './dataHubExecutionRequestResult';
 export { dataHubIngestionSourceInfo } from './dataHubIngestionSourceInfo';
 export { dataHubRetentionConfig } from './dataHubRetentionConfig';
+export { dataHubViewInfo } from './dataHubViewInfo';
 export { dataJobInfo } from './dataJobInfo';
 export { dataJobInputOutput } from './dataJobInputOutput';
 export { dataPlatformInfo } from './dataPlatformInfo';
