@@ -938,7 +938,9 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
       return { nextScrollId: next(page.length), count: page.length, total: plain ? siblings.length : 0, searchResults: page.map(entry), facets: [] };
     }
     const within = { field: 'urn', values: siblings, condition: 'EQUAL' } satisfies FacetFilterInput;
-    const result = await search.search({ ...common({ ...input, filters: [...(input.filters ?? []), within] }), start: offset, count });
+    const request = await searchOf({ ...input, filters: [...(input.filters ?? []), within] });
+    if (!request) return { nextScrollId: null, count: 0, total: 0, searchResults: [], facets: [] };
+    const result = await search.search({ ...request, start: offset, count });
     return { nextScrollId: next(result.hits.length), count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets) };
   };
   /** A data product's assets (read from its properties) searched with the input's query and filters. */
@@ -947,7 +949,9 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
     const start = input.start ?? 0;
     if (assets.length === 0) return { start, count: 0, total: 0, searchResults: [], facets: [], suggestions: [] };
     const within = { field: 'urn', values: assets, condition: 'EQUAL' } satisfies FacetFilterInput;
-    const result = await search.search({ ...common({ ...input, filters: [...(input.filters ?? []), within] }), start, count: input.count ?? 10 });
+    const request = await searchOf({ ...input, filters: [...(input.filters ?? []), within] });
+    if (!request) return { start, count: 0, total: 0, searchResults: [], facets: [], suggestions: [] };
+    const result = await search.search({ ...request, start, count: input.count ?? 10 });
     return { start: result.start, count: result.hits.length, total: result.total, searchResults: result.hits.map(hit), facets: facets(result.facets), suggestions: [] };
   };
   const hit = (h: AcrossHit) => ({
