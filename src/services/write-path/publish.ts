@@ -63,8 +63,9 @@ export class Publisher implements Backpressure {
   /** `handedOver`: the group's outbox entries were written with the lease `outboxLease` gave. */
   async committed(urns: readonly string[], writes: () => CommittedWrite[], peers: readonly Peer[], handedOver = false): Promise<void> {
     const { indexer, followers = [] } = this.targets;
-    const committed = indexer || followers.length > 0 ? writes() : [];
+    let committed: CommittedWrite[] = [];
     try {
+      if (indexer || followers.length > 0) committed = writes();
       if (indexer) indexer.committed(committed, handedOver);
     } catch (err) {
       // Committed already: a failure here must not fail (and re-run) the group.
