@@ -54,6 +54,9 @@ import { AsOfLineage, LineageBackfill } from './services/history/lineage-as-of';
 import { OperationsService } from './services/operations';
 import { RestoreService } from './services/restore';
 import { RetentionPolicies } from './services/retention-policies';
+import { RetentionApplication } from './services/retention-apply';
+import { RetentionStore } from './stores/graph/retention-store';
+import { retentionRoutes } from './http/routes/retention';
 import { Views } from './services/views';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
@@ -299,6 +302,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const domainAssignments = new DomainAssignments(registry, reads, searchAcross, ingestion, hierarchy, references);
   const glossary = new Glossary(registry, reads, ingestion, hierarchy);
   const dataProducts = new DataProducts(registry, reads, retrieval, ingestion, references);
+  const retentionApplication = new RetentionApplication(registry, retentionPolicies, new RetentionStore(graph));
   const views = new Views(registry, reads, ingestion, (entityType, aspect) => listing.latestOfType(entityType, aspect), (name) => searchAcross.names.model(name) ?? null);
   const groups = new Groups(registry, reads, searchAcross, ingestion, references);
   const descriptions = new Descriptions(registry, reads, ingestion);
@@ -331,6 +335,7 @@ export async function startService(config: Config, backends: BackendAddresses, l
       ...catalogRoutes(catalog),
       ...usageRoutes(usage),
       ...timelineRoutes(timeline),
+      ...retentionRoutes(retentionApplication),
     ],
     serverConfig: () => ({
       noCode: 'true',

@@ -1,5 +1,5 @@
 import { proposal } from '../support/samples';
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * DataHub's retention policies: dataHubRetentionConfig aspects of urn:li:dataHubRetention:(<entity>,<aspect>) entities
@@ -80,6 +80,36 @@ describe('retention policies', () => {
     await new Promise((r) => setTimeout(r, 600));
     await writeVersions(notebook, 'editableNotebookProperties', 4, peer);
     expect(await kept(notebook, 'editableNotebookProperties', 4)).toEqual([3]);
+  });
+
+  it('applies a tightened policy to stored history at once (applyRetention), without a write of the aspect', async () => {
+    const admin = bearer((await mintToken({ scopes: ['admin'] })).token);
+    const notebook = `urn:li:notebook:(querybook,${id}_d)`;
+    const other = `urn:li:notebook:(querybook,${id}_e)`;
+    expect((await svc.call('POST', '/entities?action=delete', { urn: policies[0] })).status).toBe(200);
+    await writeVersions(notebook, 'editableNotebookProperties', 6);
+    await writeVersions(other, 'editableNotebookProperties', 4);
+    await writeVersions(notebook, 'notebookInfo', 3);
+    expect(await kept(notebook, 'editableNotebookProperties', 6)).toEqual([1, 2, 3, 4, 5]);
+
+    expect((await setPolicy(policies[0], { version: { maxVersions: 2 } })).status).toBe(200);
+    // Nothing is trimmed before the aspect's next write …
+    expect(await kept(notebook, 'editableNotebookProperties', 6)).toEqual([1, 2, 3, 4, 5]);
+    expect((await svc.call('POST', '/entities?action=applyRetention', { urn: notebook })).status).toBe(401);
+    // … unless applyRetention brings it within the policy now: of one entity, then of every entity.
+    const one = await svc.call('POST', '/entities?action=applyRetention', { urn: notebook, aspectName: 'editableNotebookProperties' }, admin);
+    expect(one.status).toBe(200);
+    expect(JSON.parse(one.body.value)).toEqual({ entitiesHandled: 1, aspectsApplied: 1, versionsDeleted: 3, timeTakenMs: expect.any(Number) });
+    expect(await kept(notebook, 'editableNotebookProperties', 6)).toEqual([4, 5]);
+    expect(await kept(other, 'editableNotebookProperties', 4)).toEqual([1, 2, 3]);
+    const all = await svc.call('POST', '/entities?action=applyRetention', { aspectName: 'editableNotebookProperties', count: 1000 }, admin);
+    expect(JSON.parse(all.body.value).versionsDeleted).toBeGreaterThanOrEqual(1);
+    expect(await kept(other, 'editableNotebookProperties', 4)).toEqual([2, 3]);
+    // Other aspects keep their own policy (the default here); as-of reads before what is left are refused.
+    expect(await kept(notebook, 'notebookInfo', 3)).toEqual([1, 2]);
+    const trimmed = await svc.call('GET', `/aspects/${enc(notebook)}?aspect=editableNotebookProperties&asOfTime=1`);
+    expect(trimmed.status).toBe(410);
+    expect((await svc.call('POST', '/entities?action=applyRetention', { start: 5 }, admin)).status).toBe(400);
   });
 
   it('refuses a bound that is not positive, and stores nothing', async () => {

@@ -49,6 +49,8 @@ export type StatementName =
   | 'relationships/incomingMany'
   | 'relationships/outgoingMany'
   | 'restore/page'
+  | 'retention/historyPage'
+  | 'retention/trim'
   | 'runs/describe'
   | 'runs/entities'
   | 'runs/history'
