@@ -58,7 +58,11 @@ export function buildRpcRouter(definitions: RouteDefinition[], auth: Authenticat
     paths.set(path, new Set([...(paths.get(path) ?? []), method]));
     const handler = async (ctx: Context) => {
       const route = pick(routes, ctx);
-      ctx.body = await run(route, ctx, auth);
+      const answer = await run(route, ctx, auth);
+      if (answer !== null && typeof answer === 'object' && !Buffer.isBuffer(answer)) {
+        ctx.type = 'application/json';
+        ctx.body = withFloatingUnionMembers(JSON.stringify(answer));
+      } else ctx.body = answer;
     };
     router.register(path, [method], Object.assign(handler, { [DISPATCHES]: reachable(routes).map((r) => r.def.action) }));
   }
@@ -177,3 +181,18 @@ async function handle(route: CompiledRoute, ctx: Context, principal: Principal, 
     ctx,
   });
 }
+
+/** A `double` or `float` union member (rest.li's `{"double": 60}`) holding a whole number. */
+const WHOLE_FLOATING_MEMBER = /"(double|float)":(-?\d+)(?=[,}\]])/g;
+
+/**
+ * A JSON answer with each whole number held by a `double` or `float` union member written as one (`{"double": 60.0}`),
+ * as DataHub's Java serializer writes it: JavaScript writes 60, and Python clients then read an int where DataHub's
+ * answer gives them a float (structured property values, allowed values). Keys inside JSON strings are escaped, so
+ * only real members match.
+ */
+export function withFloatingUnionMembers(json: string): string {
+  if (!json.includes('"double":') && !json.includes('"float":')) return json;
+  return json.replace(WHOLE_FLOATING_MEMBER, '"$1":$2.0');
+}
+

@@ -88,6 +88,9 @@ describe('OpenAPI v2 entities', () => {
     }
     const added = await svc.call('POST', `${entityPath(urn)}/structuredProperties?createIfNotExists=false`, { properties: [{ propertyUrn: property('retention'), values: [{ double: 60 }] }] });
     expect(added.body).toEqual({ urn, aspects: { structuredProperties: { value: { properties: [{ propertyUrn: property('retention'), values: [{ double: 60 }] }] } } } });
+    // A double is written as one, as DataHub writes it (a Python client reads 60.0, not 60).
+    const raw = await fetch(`${svc.url}${entityPath(urn)}/structuredProperties`);
+    expect(await raw.text()).toContain('"values":[{"double":60.0}]');
     const patch = (op: string, value: unknown) =>
       svc.call('PATCH', `${entityPath(urn)}/structuredProperties`, { patch: [{ op, path: `/properties/${property('tier')}`, value }], arrayPrimaryKeys: { properties: ['propertyUrn'] } });
     const withTier = await patch('add', { propertyUrn: property('tier'), values: [{ string: 'gold' }] });
