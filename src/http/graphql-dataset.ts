@@ -114,6 +114,8 @@ export const datasetTypeDefs = /* GraphQL */ `
     isPartitioningKey: Boolean
     jsonProps: String
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
   }
 
@@ -130,6 +132,8 @@ export const datasetTypeDefs = /* GraphQL */ `
     fieldPath: String!
     description: String
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
   }
 `;
@@ -235,6 +239,9 @@ export function datasetResolvers({ reads, datasetOperations: operations }: Datas
     Mutation: {
       reportOperation: (_: unknown, args: { input: ReportOperationInput }, ctx: GraphqlContext) => operations.report(args.input, ctx.principal),
     },
+    // The deprecated globalTags of a field is its tags, as in DataHub.
+    SchemaField: { globalTags: (f: { tags: unknown }) => f.tags },
+    EditableSchemaFieldInfo: { globalTags: (f: { tags: unknown }) => f.tags },
     Dataset: {
       operations: async (e: DatasetRef, args: Omit<OperationsRange, 'criteria'> & { filter?: { and: OperationsRange['criteria'] } | null }) =>
         (await operations.recent(e.urn, { ...args, criteria: args.filter?.and ?? [] })).map(operationOf),

@@ -1,6 +1,6 @@
 import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
-import { container, dataPlatformInstance, domains, globalTags, glossaryTerms, ownership, subTypes } from '../model/aspects';
+import { container, dataPlatformInstance, domains, editableContainerProperties, globalTags, glossaryTerms, ownership, subTypes } from '../model/aspects';
 import { InvalidInputError } from '../model/errors';
 import type { EntityTypeNames } from '../model/entity-type-names';
 import type { Registry } from '../model/registry';
@@ -251,6 +251,8 @@ const typeDefs = /* GraphQL */ `
     type: EntityType!
     properties: DataProductProperties
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -426,13 +428,21 @@ const typeDefs = /* GraphQL */ `
     urn: String!
     type: EntityType!
     properties: ContainerProperties
+    "What was edited in DataHub rather than ingested (editableContainerProperties)."
+    editableProperties: ContainerEditableProperties
     platform: DataPlatform
     container: Container
     subTypes: SubTypes
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
+  }
+
+  type ContainerEditableProperties {
+    description: String
   }
 
   type DataPlatformProperties {
@@ -460,6 +470,8 @@ const typeDefs = /* GraphQL */ `
     "The environment (FabricType) of the dataset's urn."
     origin: String
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -470,6 +482,8 @@ const typeDefs = /* GraphQL */ `
   extend type Chart {
     platform: DataPlatform
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -480,6 +494,8 @@ const typeDefs = /* GraphQL */ `
   extend type Dashboard {
     platform: DataPlatform
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -490,6 +506,8 @@ const typeDefs = /* GraphQL */ `
   extend type DataJob {
     dataFlow: DataFlow
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -501,6 +519,8 @@ const typeDefs = /* GraphQL */ `
     cluster: String
     platform: DataPlatform
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -521,6 +541,8 @@ const typeDefs = /* GraphQL */ `
     properties: MLProperties
     platform: DataPlatform
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -535,6 +557,8 @@ const typeDefs = /* GraphQL */ `
     properties: MLProperties
     platform: DataPlatform
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -549,6 +573,8 @@ const typeDefs = /* GraphQL */ `
     properties: MLProperties
     platform: DataPlatform
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -562,6 +588,8 @@ const typeDefs = /* GraphQL */ `
     name: String!
     properties: MLProperties
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -575,6 +603,8 @@ const typeDefs = /* GraphQL */ `
     name: String!
     properties: MLProperties
     tags: GlobalTags
+    "Deprecated: the same as tags (DataHub keeps both)."
+    globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
     ownership: Ownership
     domain: DomainAssociation
@@ -784,7 +814,7 @@ export interface SearchGraphqlDependencies {
  */
 function fieldAspects(registry: Registry): string[] {
   const properties = Object.keys(GRAPHQL_OBJECT).flatMap((t) => registry.entities.get(t)?.properties?.aspect ?? []);
-  return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name];
+  return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name, editableContainerProperties.name];
 }
 
 export function searchResolvers({ search, browsing, dataProducts, hierarchy, reads, registry, views }: SearchGraphqlDependencies) {
@@ -852,10 +882,12 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
         return urn ? ref(urn) : null;
       },
     );
+  const tags = (e: EntityRef, _: unknown, ctx: object) =>
+    withAspect(e, globalTags.name, ctx, (v) => ({ tags: ((v.tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: ref(String(t.tag)), associatedUrn: e.urn, context: str(t.context) })) }));
   const shared = {
     type,
-    tags: (e: EntityRef, _: unknown, ctx: object) =>
-      withAspect(e, globalTags.name, ctx, (v) => ({ tags: ((v.tags as Aspect[] | undefined) ?? []).map((t) => ({ tag: ref(String(t.tag)), associatedUrn: e.urn, context: str(t.context) })) })),
+    tags,
+    globalTags: tags,
     glossaryTerms: (e: EntityRef, _: unknown, ctx: object) =>
       withAspect(e, glossaryTerms.name, ctx, (v) => ({ terms: ((v.terms as Aspect[] | undefined) ?? []).map((t) => ({ term: ref(String(t.urn)), associatedUrn: e.urn, context: str(t.context) })) })),
     ownership: (e: EntityRef, _: unknown, ctx: object) =>
@@ -1061,6 +1093,7 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
     DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
     Container: {
       ...shared,
+      editableProperties: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, editableContainerProperties.name, ctx, (v) => ({ description: str(v.description) })),
       entities: inScope(container.name),
       platform: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, dataPlatformInstance.name, ctx, (v) => urnRef(v.platform)),
       properties: properties(idOf),

@@ -189,6 +189,15 @@ describe('tag mutations', () => {
     expect(await aspectOf(chart, 'editableChartProperties')).toMatchObject({ description: 'edited', lastModified: { actor: 'urn:li:corpuser:test-bot' } });
     expect((await aspectOf(chart, 'chartInfo'))?.description).toBe('ingested');
 
+    // A container's edited description reads back as its editableProperties; tags also answer as the deprecated globalTags.
+    const container = `urn:li:container:${id}`;
+    await write(container, 'containerProperties', { name: id });
+    await write(`urn:li:tag:${id}`, 'tagProperties', { name: id });
+    expect((await update(`{description: "the schema", resourceUrn: "${container}"}`)).data).toEqual({ updateDescription: true });
+    expect((await graphql(`mutation { addTag(input: {tagUrn: "urn:li:tag:${id}", resourceUrn: "${container}"}) }`)).data).toEqual({ addTag: true });
+    const read = await graphql(`{ container(urn: "${container}") { editableProperties { description } tags { tags { tag { urn } } } globalTags { tags { tag { urn } } } } }`);
+    expect(read.data.container).toEqual({ editableProperties: { description: 'the schema' }, tags: { tags: [{ tag: { urn: `urn:li:tag:${id}` } }] }, globalTags: { tags: [{ tag: { urn: `urn:li:tag:${id}` } }] } });
+
     // Refused, changing nothing: a field not in the schema, an entity not stored.
     expect((await update(`{description: "x", resourceUrn: "${dataset}", subResourceType: DATASET_FIELD, subResource: "phone"}`)).errors?.[0]?.message).toMatch(/Field phone does not exist/);
     expect((await update(`{description: "x", resourceUrn: "urn:li:dataset:(urn:li:dataPlatform:hive,${id}_none,PROD)"}`)).errors?.[0]?.message).toMatch(/does not exist/);
