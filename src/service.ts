@@ -58,6 +58,7 @@ import { RetentionApplication } from './services/retention-apply';
 import { RetentionStore } from './stores/graph/retention-store';
 import { retentionRoutes } from './http/routes/retention';
 import { Views } from './services/views';
+import { DEFINITION_ASPECT, StructuredPropertyChecks } from './services/structured-property-checks';
 import { TimeseriesService } from './services/timeseries';
 import { RestoreStore } from './stores/graph/restore-store';
 import { RunStore } from './stores/graph/run-store';
@@ -222,12 +223,22 @@ export async function startService(config: Config, backends: BackendAddresses, l
   );
   await retentionPolicies.start();
   const writer = writePipeline(aspectStore, new Publisher({ indexer, coherence: readCoherence, followers: [retentionPolicies] }, logger), groupWriterOptions(config), logger);
+  const propertyChecks = new StructuredPropertyChecks(async (urns) => {
+    const latest = await aspectStore.latestMany(urns, [DEFINITION_ASPECT]);
+    const found = new Map<string, Record<string, unknown>>();
+    for (const urn of urns) {
+      const definition = latest.get(urn)?.aspects.get(DEFINITION_ASPECT);
+      if (definition) found.set(urn, definition as Record<string, unknown>);
+    }
+    return found;
+  }, registry.urnNamespace);
   const ingestion: IngestionService = new IngestionService(registry, writer, timeseries, {
     retention: config.RETENTION_MAX_VERSIONS,
     retentionMaxAgeMs: config.RETENTION_MAX_AGE,
     retentionPolicies,
     pendingDeletes,
     searchSync: new SearchSync(indexer, search, indexNames, config.SYNC_INDEX_TIMEOUT_MS),
+    checkWrites: (items) => propertyChecks.check(items),
     completeDefaults: (items): Promise<void> =>
       completeDefaultBrowsePaths(
         items,

@@ -45,6 +45,8 @@ export interface IngestionOptions {
   pendingDeletes?: { mark(urns: string[]): Promise<string[]> };
   /** Completes the default aspects of a request's writes from the request itself (completeDefaultBrowsePaths). */
   completeDefaults?: (items: WriteItem[]) => Promise<void>;
+  /** Checks of a request's values against other entities (structured property values against their definitions); throws to refuse it. */
+  checkWrites?: (items: WriteItem[]) => Promise<void>;
   /** Writes asked to answer once searchable wait on it (none: they answer at commit, as there is no index). */
   searchSync?: SearchSync;
 }
@@ -227,6 +229,7 @@ export class IngestionService {
     if (revocation && !checkedInTransaction) await revocation.confirm();
     if (items.length > 0) {
       await this.options.completeDefaults?.(items);
+      await this.options.checkWrites?.(items);
       await this.markDeletes(items);
       await this.writer.submit(items, checkedInTransaction ? revocation : undefined);
       await this.searchableOnReturn(items, searchable);

@@ -101,4 +101,36 @@ describe('OpenAPI v2 entities', () => {
     const without = await patch('remove', { propertyUrn: property('tier') });
     expect(without.body).toEqual({ urn, aspects: { structuredProperties: { value: { properties: [{ propertyUrn: property('retention'), values: [{ double: 60 }] }] } } } });
   });
+
+  it("refuses structured property values their definitions do not allow, writing nothing; a batch may define and use a property", async () => {
+    const urn = dataset('checked');
+    const property = `urn:li:structuredProperty:${id}.size`;
+    const definition = { qualifiedName: `${id}.size`, valueType: 'urn:li:dataType:datahub.string', cardinality: 'SINGLE', entityTypes: ['urn:li:entityType:datahub.dataset'], allowedValues: [{ value: { string: 'S' } }, { value: { string: 'L' } }] };
+    const proposal = (entityUrn: string, aspectName: string, value: unknown) => ({ entityUrn, entityType: entityUrn.split(':')[2], changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } });
+    const values = (...v: unknown[]) => ({ properties: [{ propertyUrn: property, values: v }] });
+    // Defined and used in one batch: the definition counts as it will be stored.
+    const batch = await svc.call('POST', '/aspects?action=ingestProposalBatch', { proposals: [proposal(property, 'propertyDefinition', definition), proposal(urn, 'structuredProperties', values({ string: 'S' }))] });
+    expect(batch.status).toBe(200);
+    for (const [bad, message] of [
+      [values({ string: 'XL' }), 'should be one of [{string=S}, {string=L}]'],
+      [values({ double: 3 }), 'is not of type string'],
+      [values({ string: 'S' }, { string: 'L' }), 'cardinality SINGLE'],
+      [{ properties: [{ propertyUrn: `${property}_undefined`, values: [{ string: 'S' }] }] }, 'does not exist'],
+    ] as const) {
+      const res = await svc.call('POST', '/aspects?action=ingestProposal', { proposal: proposal(urn, 'structuredProperties', bad) });
+      expect([res.status, res.body.message]).toEqual([422, expect.stringContaining(message)]);
+    }
+    // A definition may widen, not narrow: SINGLE → MULTIPLE, not back; an allowed value stays allowed.
+    const define = (change: Record<string, unknown>) => svc.call('POST', '/aspects?action=ingestProposal', { proposal: proposal(property, 'propertyDefinition', { ...definition, ...change }) });
+    expect((await define({ cardinality: 'MULTIPLE' })).status).toBe(200);
+    const narrowed = await define({ cardinality: 'SINGLE' });
+    expect([narrowed.status, narrowed.body.message]).toEqual([422, expect.stringContaining('from MULTIPLE to SINGLE')]);
+    const disallowed = await define({ cardinality: 'MULTIPLE', allowedValues: [{ value: { string: 'S' } }] });
+    expect([disallowed.status, disallowed.body.message]).toEqual([422, expect.stringContaining('cannot be disallowed')]);
+    expect((await define({ cardinality: 'MULTIPLE', description: 'T-shirt sizes' })).status).toBe(200);
+    const v2 = await svc.call('POST', `${entityPath(urn)}/structuredProperties?createIfNotExists=false`, values({ string: 'XL' }));
+    expect(v2.status).toBe(400);
+    expect((await svc.call('GET', `${entityPath(urn)}/structuredProperties`)).body).toEqual({ value: values({ string: 'S' }) });
+  });
 });
+

@@ -91,6 +91,11 @@ describe('OpenAPI v3 writes', () => {
     expect(added.body).toEqual([{ urn: a, datasetProperties: { value: { description: 'Orders', customProperties: {}, tags: [] } } }]);
     const removed = await svc.call('PATCH', `${entityPath(a)}/datasetProperties`, { patch: [{ op: 'remove', path: '/description' }] });
     expect(removed.body).toEqual({ urn: a, datasetProperties: { value: { customProperties: {}, tags: [] } } });
+    // Values are checked against their properties' definitions.
+    for (const [id, type] of [['retention', 'number'], ['owner', 'string']]) {
+      const definition = { qualifiedName: id, valueType: `urn:li:dataType:datahub.${type}`, cardinality: 'SINGLE', entityTypes: ['urn:li:entityType:datahub.dataset'] };
+      expect((await svc.call('POST', `/openapi/v3/entity/structuredproperty/${enc(`urn:li:structuredProperty:${id}`)}/propertyDefinition?createIfNotExists=false`, { value: definition })).status).toBe(200);
+    }
     await svc.call('POST', `${entityPath(b)}/structuredProperties?createIfNotExists=false`, {
       value: { properties: [{ propertyUrn: 'urn:li:structuredProperty:retention', values: [{ double: 30 }] }] },
     });

@@ -407,6 +407,10 @@ describe('timeline', () => {
     it('STRUCTURED_PROPERTY and APPLICATION: assignments and memberships added, changed or removed are MINOR', async () => {
       const urn = dataset(`props_${uniqueId()}`);
       const props = (...p: [string, unknown[]][]) => ({ properties: p.map(([id, values]) => ({ propertyUrn: `urn:li:structuredProperty:${id}`, values })) });
+      // Values are checked against their properties' definitions.
+      for (const [id, type] of [['retention', 'number'], ['tier', 'string']]) {
+        await put(`urn:li:structuredProperty:${id}`, 'propertyDefinition', { qualifiedName: id, valueType: `urn:li:dataType:datahub.${type}`, cardinality: 'SINGLE', entityTypes: ['urn:li:entityType:datahub.dataset'] });
+      }
       await put(urn, 'structuredProperties', props(['retention', [{ double: 30 }]], ['tier', [{ string: 'gold' }]]));
       await put(urn, 'structuredProperties', props(['retention', [{ double: 90 }]], ['tier', [{ string: 'gold' }]]));
       await put(urn, 'applications', { applications: ['urn:li:application:billing'] });

@@ -149,6 +149,11 @@ export type WriteItem =
        */
       patch?: (current: Record<string, unknown> | null) => Record<string, unknown> | null;
       project?: (value: Record<string, unknown>) => Projected;
+      /**
+       * The value as the request wrote it, when the aspect's mutation hook makes the stored one from it in the
+       * transaction: what checks made before the transaction read (structured-property-checks.ts).
+       */
+      proposed?: Record<string, unknown>;
       /** Written only if this holds of the aspect and entity as the group leaves them (CREATE, If-Version-Match). */
       condition?: WriteCondition;
     }

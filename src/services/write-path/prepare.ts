@@ -339,7 +339,7 @@ export class WritePreparer {
     }
     // An aspect with a mutation hook is stored as the hook makes it from the stored value, read in the transaction.
     const mutate = aspect.behaviour?.mutate;
-    if (mutate) return { kind: 'upsert', write: this.patchItem(urn, entity, aspect, (current) => mutate(structuredClone(value), current), principal, now, systemMetadata) };
+    if (mutate) return { kind: 'upsert', write: { ...this.patchItem(urn, entity, aspect, (current) => mutate(structuredClone(value), current), principal, now, systemMetadata), proposed: value } };
     return {
       kind: 'upsert',
       write: { ...this.upsertItem(urn, entity, aspect, principal, now, systemMetadata), projected: this.project(aspect, value) },
