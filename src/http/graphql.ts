@@ -1,5 +1,5 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { getOperationAST, GraphQLError, type ExecutionResult, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { getOperationAST, GraphQLBoolean, GraphQLError, type ExecutionResult, GraphQLScalarType, isInputObjectType, isListType, isNonNullType, Kind, typeFromAST, type GraphQLInputType, type NamedTypeNode, type ValueNode } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import type { Context, Middleware } from 'koa';
 import { createRequire } from 'node:module';
@@ -225,6 +225,38 @@ const revocationCheckedByWalks: Plugin<GraphqlContext> = {
 };
 
 /**
+ * A variable's "true" / "false" where a Boolean goes is read as the Boolean, as DataHub's GraphQL (graphql-java) reads
+ * it: clients send `negated: "false"` in filters (DataHub's own structured-property smoke test does). graphql-js refuses
+ * a string there, so such strings are turned into Booleans before the variables are coerced; nothing else changes.
+ */
+function lenientBooleans(value: unknown, type: GraphQLInputType): unknown {
+  if (value === null || value === undefined) return value;
+  if (isNonNullType(type)) return lenientBooleans(value, type.ofType);
+  if (isListType(type)) return Array.isArray(value) ? value.map((v) => lenientBooleans(v, type.ofType)) : lenientBooleans(value, type.ofType);
+  if (isInputObjectType(type) && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = type.getFields();
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fields[k] ? lenientBooleans(v, fields[k].type) : v]));
+  }
+  if (type === GraphQLBoolean && typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  return value;
+}
+
+const booleanStrings: Plugin = {
+  onExecute({ args }) {
+    const variables = args.variableValues as Record<string, unknown> | null | undefined;
+    const operation = getOperationAST(args.document, args.operationName ?? undefined);
+    if (!variables || !operation?.variableDefinitions?.length) return;
+    const lenient: Record<string, unknown> = { ...variables };
+    for (const definition of operation.variableDefinitions) {
+      const name = definition.variable.name.value;
+      const type = typeFromAST(args.schema, definition.type as NamedTypeNode) as GraphQLInputType | undefined;
+      if (type && name in lenient) lenient[name] = lenientBooleans(lenient[name], type);
+    }
+    args.variableValues = lenient;
+  },
+};
+
+/**
  * Last in the list, so the execute function it sets is the one that runs (graphql-execution.ts). A mutation's writes
  * answer only once searchable, as DataHub's UI-sourced writes (search-sync.ts): a search right after it finds them.
  */
@@ -416,6 +448,7 @@ export function graphqlMiddleware(deps: GraphqlDependencies): Middleware {
       revocationCheckedByWalks,
       mutationsNeedWrite,
       alwaysExtensions,
+      booleanStrings,
       executeWith(new QueryExecutor(undefined, deps.lineageAnswerCacheBytes ? new WalkAnswers(deps.lineageAnswerCacheBytes) : null)),
     ],
   });

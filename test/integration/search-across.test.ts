@@ -300,6 +300,16 @@ describe.each<[EngineName, Record<string, string>]>([
       expect(body.data.searchAcrossEntities.searchResults).toEqual([{ extraProperties: [{ name: 'origin', value: '"PROD"' }, { name: 'platform', value: '"urn:li:dataPlatform:hive"' }] }]);
     });
 
+    it('reads a variable\'s "true" / "false" where a Boolean goes as the Boolean, as DataHub\'s GraphQL does', async () => {
+      const query = 'query s($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total } }';
+      const total = async (negated: unknown) =>
+        (await graphql(query, { input: { query: '*', types: ['DATASET'], orFilters: [{ and: [{ field: 'urn', values: [id], condition: 'CONTAIN' }, { field: 'platform', values: ['urn:li:dataPlatform:kafka'], negated }] }] } })).data
+          .searchAcrossEntities.total;
+      expect([await total('false'), await total('TRUE'), await total(false), await total(true)]).toEqual([1, 2, 1, 2]);
+      const refused = await svc.call('POST', '/api/graphql', { query, variables: { input: { query: '*', orFilters: [{ and: [{ field: 'platform', values: ['x'], negated: 'maybe' }] }] } } }, auth);
+      expect([refused.status, refused.body.message]).toEqual([400, expect.stringContaining('Boolean cannot represent')]);
+    });
+
     it('refuses unknown views, unsupported conditions and bad scroll ids with BAD_REQUEST', async () => {
       for (const query of [
         '{ searchAcrossEntities(input: {query: "*", viewUrn: "urn:li:dataHubView:x"}) { total } }',
