@@ -2,11 +2,11 @@
 // aspects: a policy tightened after they were written otherwise trims them only at their next write.
 
 // @name historyPage
-// A page of entities in urn order after $after (one urn when $urn is set), each latest aspect with history (one name
-// when $aspect is set) and its number of history versions. Paged by entity, so the urn index gives the order.
+// A page of entities in urn order, [$start, $start + $count) (one urn when $urn is set), each latest aspect with history
+// (one name when $aspect is set) and its number of history versions. Paged by entity, so the urn index gives the order.
 MATCH (e:Entity)
-WHERE e.urn > $after AND ($urn IS NULL OR e.urn = $urn)
-WITH e ORDER BY e.urn LIMIT $count
+WHERE ($urn IS NULL OR e.urn = $urn)
+WITH e ORDER BY e.urn SKIP $start LIMIT $count
 OPTIONAL MATCH (e)-[:ASPECT]->(l:Aspect)
 WHERE $aspect IS NULL OR l.name = $aspect
 WITH e, l, CASE WHEN l IS NULL THEN 0 ELSE COUNT { MATCH (h:Aspect {urn: e.urn, name: l.name}) WHERE h.version > 0 } END AS history

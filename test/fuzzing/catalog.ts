@@ -19,7 +19,7 @@ export interface Endpoint {
   writes: boolean;
 }
 
-const WRITING = new Set(['ingestProposal', 'ingestProposalBatch', 'ingestSnapshot', 'deleteEntity', 'evaluateTests', 'graphql', 'restoreIndices', 'truncateTimeseriesAspect']);
+const WRITING = new Set(['ingestProposal', 'ingestProposalBatch', 'ingestSnapshot', 'deleteEntity', 'evaluateTests', 'graphql', 'restoreIndices', 'truncateTimeseriesAspect', 'applyRetention']);
 
 /** Every operation of the document, in document order. */
 export function endpointsOf(doc: OpenApiDocument): Endpoint[] {

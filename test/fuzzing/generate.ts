@@ -342,6 +342,8 @@ function validBase(g: Gen, ctx: FuzzContext, e: Endpoint): Base {
       return withBody(undefined);
     case 'restoreIndices':
       return withBody(chance(g, 0.5) ? { urn: n.ds(int(g, 0, 9)) } : { urnLike: `urn:li:dataset:(urn:li:dataPlatform:hive,${ctx.marker}%`, batchSize: int(g, 1, 10) });
+    case 'applyRetention':
+      return withBody({ urn: n.ds(int(g, 0, 9)), ...(chance(g, 0.5) ? { aspectName: pick(g, ASPECTS_BY_TYPE.dataset) } : {}) });
     case 'graphql': {
       const q = graphqlBase(g, ctx);
       return { path: {}, query: [], body: q.body, token: q.token };
@@ -578,11 +580,24 @@ function sentJson(d: Draft): unknown {
  * Judged on the bytes sent, so a body the service might read differently (compressed, another charset) counts as unsafe.
  */
 function guard(ctx: FuzzContext, d: Draft): Draft {
-  if (!d.endpoint.writes || d.method !== 'POST') return d;
+  // Judged on the request as sent, not the endpoint it was made from: a read sent as DELETE (wrong-method) or with
+  // another `action` (a mutated query) reaches a route that writes, and several of those need no token. Any operation
+  // that needs the write or admin scope may write (OpenAPI's entity routes too), and may name what it writes in its
+  // path as well as in its body.
+  const writingAction = /[?&]action=(delete|deleteAll|deleteReferences|ingest|ingestProposal|ingestProposalBatch|batchIngest|rollback|applyRetention|restoreIndices|truncateTimeseriesAspect|evaluate)(&|$)/.test(d.path);
+  const mayWrite = d.endpoint.writes || d.endpoint.scope === 'write' || d.endpoint.scope === 'admin' || writingAction || ['PUT', 'PATCH', 'DELETE'].includes(d.method);
+  if (!mayWrite || !['POST', 'PUT', 'PATCH', 'DELETE'].includes(d.method)) return d;
   const encoded = d.headers['content-encoding'] !== undefined && d.headers['content-encoding'] !== 'identity';
   const sent = encoded ? undefined : sentJson(d);
   const body = (sent && typeof sent === 'object' && !Array.isArray(sent) ? sent : {}) as Record<string, unknown>;
-  const foreign = [...urnsIn(encoded ? d.value : sent)].some((u) => !u.includes(ctx.marker) && !PLATFORM.test(u));
+  let path = d.path;
+  try {
+    path = decodeURIComponent(d.path);
+  } catch {
+    /* a path that does not decode names nothing the service would find */
+  }
+  const inPath = [...path.matchAll(/urn:li:[^/?&]*/g)].map(([u]) => u);
+  const foreign = [...urnsIn(encoded ? d.value : sent), ...inPath].some((u) => !u.includes(ctx.marker) && !PLATFORM.test(u));
   let unsafe = foreign;
   switch (d.endpoint.operationId) {
     case 'truncateTimeseriesAspect':
@@ -590,6 +605,10 @@ function guard(ctx: FuzzContext, d: Draft): Draft {
       break;
     case 'restoreIndices':
       unsafe = sent === undefined || !((typeof body.urn === 'string' && body.urn.includes(ctx.marker)) || (typeof body.urnLike === 'string' && body.urnLike.includes(ctx.marker)));
+      break;
+    case 'applyRetention':
+      // Without a urn of the run it would trim every entity's history.
+      unsafe = sent === undefined || !(typeof body.urn === 'string' && body.urn.includes(ctx.marker));
       break;
     case 'graphql': {
       const text = d.body?.toString('utf8') ?? '';

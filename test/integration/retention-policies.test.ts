@@ -99,17 +99,24 @@ describe('retention policies', () => {
     // … unless applyRetention brings it within the policy now: of one entity, then of every entity.
     const one = await svc.call('POST', '/entities?action=applyRetention', { urn: notebook, aspectName: 'editableNotebookProperties' }, admin);
     expect(one.status).toBe(200);
-    expect(JSON.parse(one.body.value)).toEqual({ entitiesHandled: 1, aspectsApplied: 1, versionsDeleted: 3, timeTakenMs: expect.any(Number) });
+    expect(JSON.parse(one.body.value)).toEqual({ entitiesHandled: 1, aspectsApplied: 1, versionsDeleted: 3, nextStart: null, timeTakenMs: expect.any(Number) });
     expect(await kept(notebook, 'editableNotebookProperties', 6)).toEqual([4, 5]);
     expect(await kept(other, 'editableNotebookProperties', 4)).toEqual([1, 2, 3]);
-    const all = await svc.call('POST', '/entities?action=applyRetention', { aspectName: 'editableNotebookProperties', count: 1000 }, admin);
-    expect(JSON.parse(all.body.value).versionsDeleted).toBeGreaterThanOrEqual(1);
+    // Every entity: a batch per call, walked with nextStart.
+    let deleted = 0;
+    for (let start: number | null = 0; start !== null; ) {
+      const batch = await svc.call('POST', '/entities?action=applyRetention', { aspectName: 'editableNotebookProperties', start, count: 5000 }, admin);
+      const result = JSON.parse(batch.body.value) as { versionsDeleted: number; nextStart: number | null };
+      deleted += result.versionsDeleted;
+      start = result.nextStart;
+    }
+    expect(deleted).toBeGreaterThanOrEqual(1);
     expect(await kept(other, 'editableNotebookProperties', 4)).toEqual([2, 3]);
     // Other aspects keep their own policy (the default here); as-of reads before what is left are refused.
     expect(await kept(notebook, 'notebookInfo', 3)).toEqual([1, 2]);
     const trimmed = await svc.call('GET', `/aspects/${enc(notebook)}?aspect=editableNotebookProperties&asOfTime=1`);
     expect(trimmed.status).toBe(410);
-    expect((await svc.call('POST', '/entities?action=applyRetention', { start: 5 }, admin)).status).toBe(400);
+    expect((await svc.call('POST', '/entities?action=applyRetention', { urn: notebook, attemptWithVersion: 1 }, admin)).status).toBe(400);
   });
 
   it('refuses a bound that is not positive, and stores nothing', async () => {

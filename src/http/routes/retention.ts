@@ -12,8 +12,9 @@ export function retentionRoutes(application: RetentionApplication): RouteDefinit
       tag: 'Operations',
       summary: 'Trim stored history to the retention policy each aspect has now, as its next write would',
       description:
-        'Every entity (or `urn`), every aspect (or `aspectName`), in urn order, `count` entities per transaction (default 500). ' +
-        'Answers a JSON string, as DataHub does: entities handled, aspects whose policy applied, versions deleted.',
+        'One batch per call, as DataHub: entities [`start`, `start` + `count`) in urn order (default 0 and 500; or the one `urn`), every ' +
+        'aspect (or `aspectName`), in one transaction. Answers a JSON string, as DataHub does: entities handled, aspects whose ' +
+        'policy applied, versions deleted, and `nextStart` (null after the last batch).',
       scope: 'admin',
       writes: true,
       body: {
@@ -21,14 +22,14 @@ export function retentionRoutes(application: RetentionApplication): RouteDefinit
         properties: {
           urn: { type: 'string', minLength: 1 },
           aspectName: { type: 'string', minLength: 1 },
-          count: { type: 'integer', minimum: 1, maximum: 10000, description: 'Entities per transaction' },
-          start: { type: 'integer', minimum: 0, description: 'Only 0: the whole walk is one call' },
+          start: { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'First entity of the batch, in urn order' },
+          count: { type: 'integer', minimum: 1, maximum: 10000, description: 'Entities in the batch' },
           attemptWithVersion: { type: 'integer', description: 'Not supported (400)' },
         },
       },
       example: {
         request: { aspectName: 'schemaMetadata' },
-        response: { value: JSON.stringify({ entitiesHandled: 1200, aspectsApplied: 35, versionsDeleted: 410, timeTakenMs: 380 }) },
+        response: { value: JSON.stringify({ entitiesHandled: 500, aspectsApplied: 35, versionsDeleted: 410, nextStart: 500, timeTakenMs: 180 }) },
       },
       handle: async ({ body }) =>
         ({

@@ -20,9 +20,9 @@ export interface TrimTarget {
 export class RetentionStore {
   constructor(private readonly neo4j: Neo4jExecutor) {}
 
-  /** Entities after `after` in urn order (only `urn` when set), with their aspects that have history (only `aspect`). */
-  async historyPage(after: string, count: number, urn: string | null, aspect: string | null): Promise<EntityHistory[]> {
-    const records = await this.neo4j.query('retention.historyPage', 'retention/historyPage', { after, count: neo4j.int(count), urn, aspect });
+  /** Entities [start, start + count) in urn order (only `urn` when set), with their aspects that have history (only `aspect`). */
+  async historyPage(start: number, count: number, urn: string | null, aspect: string | null): Promise<EntityHistory[]> {
+    const records = await this.neo4j.query('retention.historyPage', 'retention/historyPage', { start: neo4j.int(start), count: neo4j.int(count), urn, aspect });
     return records.map((r) => ({
       urn: r.get('urn') as string,
       entityType: r.get('type') as string,

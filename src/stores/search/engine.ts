@@ -121,6 +121,11 @@ export function translateEngineError(err: unknown): unknown {
     return new UnavailableError('The search engine is unavailable', 'search');
   }
   const status = e.meta?.statusCode;
+  // A query that expands to more clauses than the engine allows is the input's doing, whatever status the engine gives
+  // it (OpenSearch answers too_many_nested_clauses inside a multi-search with 500).
+  if (/too_many_(nested_)?clauses/.test(rootCauseType(e.meta?.body ?? e.body))) {
+    return new InvalidInputError('The search input is too complex: it expands to more clauses than the search engine allows (1,024); search with fewer terms');
+  }
   if (status === 429 || status === 502 || status === 503 || status === 504) {
     return new UnavailableError('The search engine is unavailable', 'search');
   }
