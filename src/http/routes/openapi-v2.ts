@@ -1,8 +1,8 @@
-import { InvalidInputError, NotFoundError } from '../../model/errors';
+import { InvalidInputError } from '../../model/errors';
 import type { EntityReads, V3Entity } from '../../services/entity-reads';
 import type { OpenApiEntities } from '../../services/openapi-entities';
 import type { RouteDefinition, Schema } from '../route';
-import { accepted, v3Errors } from './openapi-v3-writes';
+import { accepted, aspectExistsRoute, deleteAspectRoute, deleteEntityRoute, entityExistsRoute, readAspectRoute, v3Errors } from './openapi-v3-writes';
 
 /*
  * DataHub's OpenAPI v2 entity API (its v2 EntityController): the same operations as v3 (./openapi-v3-writes.ts) on the
@@ -69,36 +69,8 @@ export function openApiV2Routes(entities: OpenApiEntities, reads: EntityReads): 
         return { entities: found.map(toV2) };
       },
     },
-    {
-      operationId: 'v2EntityExists',
-      method: 'HEAD',
-      path: '/openapi/v2/entity/:entityName/:urn',
-      tag: 'Retrieval',
-      summary: 'Whether an entity exists (OpenAPI v2): 204, or 404; a soft-deleted one only with includeSoftDelete',
-      scope: 'none',
-      pathParams,
-      query: { properties: { includeSoftDelete: flag(false, 'Count a soft-deleted entity as existing') } },
-      example: { response: null },
-      handle: async ({ params, query }) => {
-        if (!(await entities.exists(params.entityName, params.urn, null, query.includeSoftDelete === true))) throw new NotFoundError(`No entity ${params.urn}`);
-        return undefined;
-      },
-    },
-    {
-      operationId: 'v2AspectExists',
-      method: 'HEAD',
-      path: '/openapi/v2/entity/:entityName/:urn/:aspectName',
-      tag: 'Retrieval',
-      summary: 'Whether an entity has an aspect (OpenAPI v2): 204, or 404',
-      scope: 'none',
-      pathParams: aspectPathParams,
-      query: { properties: { includeSoftDelete: flag(false, 'Count an aspect of a soft-deleted entity as existing') } },
-      example: { response: null },
-      handle: async ({ params, query }) => {
-        if (!(await entities.exists(params.entityName, params.urn, params.aspectName, query.includeSoftDelete === true))) throw new NotFoundError(`No aspect ${params.aspectName} of ${params.urn}`);
-        return undefined;
-      },
-    },
+    entityExistsRoute('v2', entities),
+    aspectExistsRoute('v2', entities),
     {
       operationId: 'v2CreateEntities',
       method: 'POST',
@@ -143,44 +115,8 @@ export function openApiV2Routes(entities: OpenApiEntities, reads: EntityReads): 
       example: { response: SAMPLE_ENTITY },
       handle: async ({ params, query }) => toV2(await reads.v3Get(params.entityName, params.urn, (query.aspects as string[] | undefined) ?? null, query.systemMetadata === true)),
     },
-    {
-      operationId: 'v2DeleteEntity',
-      method: 'DELETE',
-      path: '/openapi/v2/entity/:entityName/:urn',
-      tag: 'Ingestion',
-      summary: 'Hard-delete an entity (OpenAPI v2), or only the named aspects; clear=true removes every aspect but the key',
-      scope: 'write',
-      openByDefault: true,
-      pathParams,
-      query: {
-        properties: {
-          aspects: { type: 'array', items: { type: 'string' }, description: 'Only these aspects (the key aspect: the entity)' },
-          clear: flag(false, 'Remove every versioned aspect but the key aspect: the entity stays'),
-        },
-      },
-      example: { response: null },
-      handle: async ({ params, query }) => {
-        await v3Errors(() => entities.deleteEntity(params.entityName, params.urn, { aspects: (query.aspects as string[] | undefined) ?? [], clear: query.clear === true }));
-        return undefined;
-      },
-    },
-    {
-      operationId: 'v2GetAspect',
-      method: 'GET',
-      path: '/openapi/v2/entity/:entityName/:urn/:aspectName',
-      tag: 'Retrieval',
-      summary: 'One aspect of an entity (OpenAPI v2): {value, systemMetadata?} of its latest value, a history version, or a time-series event at or before a time',
-      scope: 'none',
-      pathParams: aspectPathParams,
-      query: {
-        properties: {
-          version: { type: 'integer', minimum: 0, default: 0, description: '0: latest; n: history version n; time-series: the latest event at or before this time (ms)' },
-          systemMetadata: SYSTEM_METADATA,
-        },
-      },
-      example: { response: { value: { removed: false } } },
-      handle: async ({ params, query }) => v3Errors(() => entities.readAspect(params.entityName, params.urn, params.aspectName, query.version as number, query.systemMetadata === true)),
-    },
+    deleteEntityRoute('v2', entities),
+    readAspectRoute('v2', entities),
     {
       operationId: 'v2CreateAspect',
       method: 'POST',
@@ -234,20 +170,6 @@ export function openApiV2Routes(entities: OpenApiEntities, reads: EntityReads): 
         return toV2(patched);
       },
     },
-    {
-      operationId: 'v2DeleteAspect',
-      method: 'DELETE',
-      path: '/openapi/v2/entity/:entityName/:urn/:aspectName',
-      tag: 'Ingestion',
-      summary: 'Hard-delete one aspect with all its versions (OpenAPI v2); of a time-series aspect, its latest event',
-      scope: 'write',
-      openByDefault: true,
-      pathParams: aspectPathParams,
-      example: { response: null },
-      handle: async ({ params }) => {
-        await v3Errors(() => entities.deleteAspect(params.entityName, params.urn, params.aspectName));
-        return undefined;
-      },
-    },
+    deleteAspectRoute('v2', entities),
   ];
 }

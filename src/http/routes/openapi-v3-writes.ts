@@ -55,6 +55,115 @@ function batchWrite(
   };
 }
 
+/** The OpenAPI versions whose entity routes share their operations (v2's answers differ in shape, not in these). */
+export type OpenApiVersion = 'v2' | 'v3';
+
+const entityPath = (version: OpenApiVersion) => `/openapi/${version}/entity/:entityName/:urn`;
+const aspectPath = (version: OpenApiVersion) => `${entityPath(version)}/:aspectName`;
+
+/** HEAD on an entity: 204, or 404. */
+export function entityExistsRoute(version: OpenApiVersion, entities: OpenApiEntities): RouteDefinition {
+  return {
+    operationId: `${version}EntityExists`,
+    method: 'HEAD',
+    path: entityPath(version),
+    tag: 'Retrieval',
+    summary: `Whether an entity exists (OpenAPI ${version}): 204, or 404; a soft-deleted one only with includeSoftDelete`,
+    scope: 'none',
+    pathParams,
+    query: { properties: { includeSoftDelete: flag(false, 'Count a soft-deleted entity as existing') } },
+    example: { response: null },
+    handle: async ({ params, query }) => {
+      if (!(await entities.exists(params.entityName, params.urn, null, query.includeSoftDelete === true))) throw notFound(params.urn);
+      return undefined;
+    },
+  };
+}
+
+/** HEAD on an aspect: 204, or 404. */
+export function aspectExistsRoute(version: OpenApiVersion, entities: OpenApiEntities): RouteDefinition {
+  return {
+    operationId: `${version}AspectExists`,
+    method: 'HEAD',
+    path: aspectPath(version),
+    tag: 'Retrieval',
+    summary: `Whether an entity has an aspect (OpenAPI ${version}): 204, or 404`,
+    scope: 'none',
+    pathParams: aspectPathParams,
+    query: { properties: { includeSoftDelete: flag(false, 'Count an aspect of a soft-deleted entity as existing') } },
+    example: { response: null },
+    handle: async ({ params, query }) => {
+      if (!(await entities.exists(params.entityName, params.urn, params.aspectName, query.includeSoftDelete === true))) throw notFound(params.urn, params.aspectName);
+      return undefined;
+    },
+  };
+}
+
+/** DELETE on an entity: the entity (hard), or only the named aspects, or (clear) every aspect but its key. */
+export function deleteEntityRoute(version: OpenApiVersion, entities: OpenApiEntities): RouteDefinition {
+  return {
+    operationId: `${version}DeleteEntity`,
+    method: 'DELETE',
+    path: entityPath(version),
+    tag: 'Ingestion',
+    summary: `Hard-delete an entity (OpenAPI ${version}), or only the named aspects; clear=true removes every aspect but the key`,
+    scope: 'write',
+    openByDefault: true,
+    pathParams,
+    query: {
+      properties: {
+        aspects: { type: 'array', items: { type: 'string' }, description: 'Only these aspects (the key aspect: the entity)' },
+        clear: flag(false, 'Remove every versioned aspect but the key aspect: the entity stays'),
+      },
+    },
+    example: { response: null },
+    handle: async ({ params, query }) => {
+      await v3Errors(() => entities.deleteEntity(params.entityName, params.urn, { aspects: (query.aspects as string[] | undefined) ?? [], clear: query.clear === true }));
+      return undefined;
+    },
+  };
+}
+
+/** GET on an aspect: `{value, systemMetadata?}` of its latest value, a history version, or a time-series event. */
+export function readAspectRoute(version: OpenApiVersion, entities: OpenApiEntities): RouteDefinition {
+  return {
+    operationId: `${version}GetAspect`,
+    method: 'GET',
+    path: aspectPath(version),
+    tag: 'Retrieval',
+    summary: `One aspect of an entity (OpenAPI ${version}): its latest value, a history version, or a time-series event at or before a time`,
+    scope: 'none',
+    pathParams: aspectPathParams,
+    query: {
+      properties: {
+        version: { type: 'integer', minimum: 0, default: 0, description: '0: latest; n: history version n; time-series: the latest event at or before this time (ms)' },
+        systemMetadata: SYSTEM_METADATA,
+      },
+    },
+    example: { response: { value: { removed: false } } },
+    handle: async ({ params, query }) => v3Errors(() => entities.readAspect(params.entityName, params.urn, params.aspectName, query.version as number, query.systemMetadata === true)),
+  };
+}
+
+/** DELETE on an aspect: all its versions (of a time-series aspect, its latest event). */
+export function deleteAspectRoute(version: OpenApiVersion, entities: OpenApiEntities): RouteDefinition {
+  return {
+    operationId: `${version}DeleteAspect`,
+    method: 'DELETE',
+    path: aspectPath(version),
+    tag: 'Ingestion',
+    summary: `Hard-delete one aspect with all its versions (OpenAPI ${version}); of a time-series aspect, its latest event`,
+    scope: 'write',
+    openByDefault: true,
+    pathParams: aspectPathParams,
+    example: { response: null },
+    handle: async ({ params }) => {
+      await v3Errors(() => entities.deleteAspect(params.entityName, params.urn, params.aspectName));
+      return undefined;
+    },
+  };
+}
+
 /**
  * Routes registered before the v3 reads: the `generic` façade (its literal segment must win over `{entityName}`) and
  * the HEAD checks (a GET route also answers HEAD, so these must come first).
@@ -98,36 +207,8 @@ export function openApiV3GenericRoutes(entities: OpenApiEntities, reads: EntityR
       },
       ({ body, principal, revocation }, systemMetadata) => entities.writeGeneric(body, { patch: true, systemMetadata }, principal, revocation),
     ),
-    {
-      operationId: 'v3EntityExists',
-      method: 'HEAD',
-      path: '/openapi/v3/entity/:entityName/:urn',
-      tag: 'Retrieval',
-      summary: 'Whether an entity exists (OpenAPI v3): 204, or 404; a soft-deleted one only with includeSoftDelete',
-      scope: 'none',
-      pathParams,
-      query: { properties: { includeSoftDelete: flag(false, 'Count a soft-deleted entity as existing') } },
-      example: { response: null },
-      handle: async ({ params, query }) => {
-        if (!(await entities.exists(params.entityName, params.urn, null, query.includeSoftDelete === true))) throw notFound(params.urn);
-        return undefined;
-      },
-    },
-    {
-      operationId: 'v3AspectExists',
-      method: 'HEAD',
-      path: '/openapi/v3/entity/:entityName/:urn/:aspectName',
-      tag: 'Retrieval',
-      summary: 'Whether an entity has an aspect (OpenAPI v3): 204, or 404',
-      scope: 'none',
-      pathParams: aspectPathParams,
-      query: { properties: { includeSoftDelete: flag(false, 'Count an aspect of a soft-deleted entity as existing') } },
-      example: { response: null },
-      handle: async ({ params, query }) => {
-        if (!(await entities.exists(params.entityName, params.urn, params.aspectName, query.includeSoftDelete === true))) throw notFound(params.urn, params.aspectName);
-        return undefined;
-      },
-    },
+    entityExistsRoute('v3', entities),
+    aspectExistsRoute('v3', entities),
     {
       operationId: 'v3GetGenericEntity',
       method: 'GET',
@@ -180,44 +261,8 @@ export function openApiV3WriteRoutes(entities: OpenApiEntities): RouteDefinition
       },
       ({ params, body, principal, revocation }, systemMetadata) => entities.writeEntities(params.entityName, body, { patch: true, systemMetadata }, principal, revocation),
     ),
-    {
-      operationId: 'v3DeleteEntity',
-      method: 'DELETE',
-      path: '/openapi/v3/entity/:entityName/:urn',
-      tag: 'Ingestion',
-      summary: 'Hard-delete an entity (OpenAPI v3), or only the named aspects; clear=true removes every aspect but the key',
-      scope: 'write',
-      openByDefault: true,
-      pathParams,
-      query: {
-        properties: {
-          aspects: { type: 'array', items: { type: 'string' }, description: 'Only these aspects (the key aspect: the entity)' },
-          clear: flag(false, 'Remove every versioned aspect but the key aspect: the entity stays'),
-        },
-      },
-      example: { response: null },
-      handle: async ({ params, query }) => {
-        await v3Errors(() => entities.deleteEntity(params.entityName, params.urn, { aspects: (query.aspects as string[] | undefined) ?? [], clear: query.clear === true }));
-        return undefined;
-      },
-    },
-    {
-      operationId: 'v3GetAspect',
-      method: 'GET',
-      path: '/openapi/v3/entity/:entityName/:urn/:aspectName',
-      tag: 'Retrieval',
-      summary: 'One aspect of an entity (OpenAPI v3): its latest value, a history version, or a time-series event at or before a time',
-      scope: 'none',
-      pathParams: aspectPathParams,
-      query: {
-        properties: {
-          version: { type: 'integer', minimum: 0, default: 0, description: '0: latest; n: history version n; time-series: the latest event at or before this time (ms)' },
-          systemMetadata: SYSTEM_METADATA,
-        },
-      },
-      example: { response: { value: { removed: false } } },
-      handle: async ({ params, query }) => v3Errors(() => entities.readAspect(params.entityName, params.urn, params.aspectName, query.version as number, query.systemMetadata === true)),
-    },
+    deleteEntityRoute('v3', entities),
+    readAspectRoute('v3', entities),
     {
       operationId: 'v3CreateAspect',
       method: 'POST',
@@ -275,20 +320,6 @@ export function openApiV3WriteRoutes(entities: OpenApiEntities): RouteDefinition
         return answer;
       },
     },
-    {
-      operationId: 'v3DeleteAspect',
-      method: 'DELETE',
-      path: '/openapi/v3/entity/:entityName/:urn/:aspectName',
-      tag: 'Ingestion',
-      summary: 'Hard-delete one aspect with all its versions (OpenAPI v3); of a time-series aspect, its latest event',
-      scope: 'write',
-      openByDefault: true,
-      pathParams: aspectPathParams,
-      example: { response: null },
-      handle: async ({ params }) => {
-        await v3Errors(() => entities.deleteAspect(params.entityName, params.urn, params.aspectName));
-        return undefined;
-      },
-    },
+    deleteAspectRoute('v3', entities),
   ];
 }
