@@ -4,7 +4,7 @@ import { mintToken, startTestService, uniqueId, type TestService } from '../supp
 
 /**
  * The official client's search and bulk reads, unchanged (test/python/search_check.py): the SDK v2's
- * client.search.get_urns with its filters, the graph client's get_urns_by_filter (status variants, paging, container),
+ * client.search.get_urns with its filters, the graph client's get_urns_by_filter (status variants, paging, container, structured properties),
  * get_entities, scroll_entities / scroll_relationships / scroll_lineage, the CLI migrate command's batch get,
  * `datahub search`, and `datahub delete` by platform and entity type (dry runs, then a real hard delete).
  */
@@ -49,6 +49,7 @@ describe('official client search, bulk reads and delete by filter, unchanged', (
     'get_urns_by_filter platform, entity type, env',
     'get_urns_by_filter status variants',
     'get_urns_by_filter paging, query, extra filters, container',
+    'get_urns_by_filter structured properties',
     'sdk search.get_urns filters',
     'get_entities',
     'entitiesV2 batch get',

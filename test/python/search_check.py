@@ -1,5 +1,5 @@
 """Drives the official client's search and bulk reads, unchanged, against the service: SDK v2 client.search.get_urns
-with filters, the graph client's get_urns_by_filter (status variants), get_entities, scroll_entities,
+with filters, the graph client's get_urns_by_filter (status variants, structured properties), get_entities, scroll_entities,
 scroll_relationships, scroll_lineage, the rest.li batch get the CLI's migrate command sends, `datahub search` and
 `datahub delete` by platform / entity type (dry run, then a real hard delete).
 
@@ -143,6 +143,40 @@ def by_filter_paging_query_extra():
     got = urns(graph.get_urns_by_filter(platform=P, container=OUTER))
     assert got == {ORDERS}, got
     return {}
+
+
+def structured_property_filters():
+    # DataHub's field for a property is structuredProperties.<qualified name, dots as underscores>; clients also name it
+    # by the qualified name itself, or with .keyword after it.
+    sla, tier = f"io.{suffix}.replicationSLA", f"io.{suffix}.tier"
+    for fqn, value_type in ((sla, "number"), (tier, "string")):
+        graph.emit(MetadataChangeProposalWrapper(entityUrn=f"urn:li:structuredProperty:{fqn}", aspect=models.StructuredPropertyDefinitionClass(
+            qualifiedName=fqn, valueType=f"urn:li:dataType:datahub.{value_type}", entityTypes=["urn:li:entityType:datahub.dataset"])))
+    for urn, days, level in ((ORDERS, 30, "gold"), (CUSTOMERS, 7.5, "silver")):
+        graph.emit(MetadataChangeProposalWrapper(entityUrn=urn, aspect=models.StructuredPropertiesClass(properties=[
+            models.StructuredPropertyValueAssignmentClass(propertyUrn=f"urn:li:structuredProperty:{sla}", values=[days]),
+            models.StructuredPropertyValueAssignmentClass(propertyUrn=f"urn:li:structuredProperty:{tier}", values=[level]),
+        ])))
+
+    def by(field, condition, values=(), negated=False, **kw):
+        return urns(graph.get_urns_by_filter(platform=P, extraFilters=[{"field": field, "condition": condition, "values": list(values), "negated": negated}], **kw))
+
+    sla_field, tier_field = f"structuredProperties.io_{suffix}_replicationSLA", f"structuredProperties.io_{suffix}_tier"
+    got = eventually(lambda: by(sla_field, "EXISTS"), {ORDERS, CUSTOMERS})
+    assert got == {ORDERS, CUSTOMERS}, got
+    cases = {
+        "not EXISTS": (by(sla_field, "EXISTS", negated=True), {REVENUE}),
+        "EXISTS, charts only": (by(sla_field, "EXISTS", entity_types=["chart"]), set()),
+        "EQUAL string": (by(tier_field, "EQUAL", ["gold"]), {ORDERS}),
+        "EQUAL by qualified name": (by(f"structuredProperties.{tier}", "EQUAL", ["silver"]), {CUSTOMERS}),
+        "EQUAL .keyword": (by(f"{tier_field}.keyword", "EQUAL", ["gold", "silver"]), {ORDERS, CUSTOMERS}),
+        "EQUAL number": (by(sla_field, "EQUAL", ["7.5"]), {CUSTOMERS}),
+        "GREATER_THAN number": (by(sla_field, "GREATER_THAN", ["10"]), {ORDERS}),
+        "sdk custom_filter": (urns(client.search.get_urns(filter=F.and_(F.platform(P), F.custom_filter(tier_field, "EQUAL", ["gold"])))), {ORDERS}),
+    }
+    for name, (got, expected) in cases.items():
+        assert got == expected, (name, got)
+    return {"cases": len(cases) + 1}
 
 
 def sdk_search():
@@ -308,6 +342,7 @@ run("seed", seed)
 run("get_urns_by_filter platform, entity type, env", by_filter_platform)
 run("get_urns_by_filter status variants", by_filter_status)
 run("get_urns_by_filter paging, query, extra filters, container", by_filter_paging_query_extra)
+run("get_urns_by_filter structured properties", structured_property_filters)
 run("sdk search.get_urns filters", sdk_search)
 run("get_entities", get_entities)
 run("entitiesV2 batch get", batch_get)

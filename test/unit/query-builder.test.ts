@@ -1,4 +1,4 @@
-import { facetAggregations, parseFilter, queriedFields, rewriteQuery, SearchSchema, textQuery, type FieldInfo } from '../../src/services/search/query-builder';
+import { facetAggregations, filterQuery, parseFilter, queriedFields, rewriteQuery, SearchSchema, textQuery, type FieldInfo } from '../../src/services/search/query-builder';
 import { analyze, queryParts, subwords } from '../../src/services/search/text-analysis';
 
 /** The shape of the engine request; the counts it yields on a real engine are in search.test.ts. */
@@ -60,6 +60,14 @@ describe('search query builder', () => {
     expect(aggs.platform).toEqual({ terms: { field: 'platform', size: 50 } });
     expect(aggs.owners).toEqual({ terms: { field: 'owners', size: 50 } });
     expect(facets.find((f) => f.facet === 'tags')!.path).toEqual(['@filter0', 'tags']);
+  });
+
+  it('filters a structured property by its qualified name or its field name, with or without .keyword', () => {
+    const query = (f: string) => filterQuery(parseFilter({ or: [{ and: [{ field: f, values: ['gold'], condition: 'EQUAL' }] }] }), schema);
+    const expected = { bool: { filter: [{ terms: { 'structuredProperties.io_acryl_tier': ['gold'] } }] } };
+    for (const f of ['structuredProperties.io.acryl.tier', 'structuredProperties.io_acryl_tier', 'structuredProperties.io.acryl.tier.keyword']) expect(query(f)).toEqual(expected);
+    const exists = filterQuery(parseFilter({ or: [{ and: [{ field: 'structuredProperties.io.acryl.tier', condition: 'EXISTS', negated: true }] }] }), schema);
+    expect(exists).toEqual({ bool: { filter: [{ bool: { must_not: [{ exists: { field: 'structuredProperties.io_acryl_tier' } }] } }] } });
   });
 
   it('highlights the default fields and the fields the input names', () => {

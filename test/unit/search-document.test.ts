@@ -102,6 +102,23 @@ describe('search document of an entity', () => {
     expect(described.textParts).toEqual(['customer email']);
   });
 
+  it("keeps structured property values under DataHub's field names, through the fragment cache too", () => {
+    const aspects = {
+      structuredProperties: { properties: [
+        { propertyUrn: 'urn:li:structuredProperty:io.acryl.privacy.retentionTime', values: [{ double: 30 }, { double: 90.5 }] },
+        { propertyUrn: 'urn:li:structuredProperty:tier', values: [{ string: 'gold' }] },
+        { propertyUrn: 'urn:li:structuredProperty:unset', values: [] },
+      ] },
+    };
+    expect(doc(aspects).structuredProperties).toEqual({ io_acryl_privacy_retentionTime: [30, 90.5], tier: ['gold'] });
+    const cache = new FragmentCache(1024 * 1024);
+    cache.put(urn, 1, new Map(Object.entries(aspects).map(([name, value]) => [name, aspectFragment(registry, dataset, name, value)])));
+    expect(documentFromFragments(registry, dataset, urn, cache.get(urn, 1)!)).toEqual(doc(aspects));
+    const { mappings } = entityIndexDefinition(registry, dataset);
+    expect((mappings as { properties: Record<string, unknown> }).properties.structuredProperties).toEqual({ type: 'object', dynamic: true });
+    expect(mappings).toMatchObject({ dynamic: false, date_detection: false });
+  });
+
   it('marks a soft-deleted entity removed', () => {
     expect(doc({ status: { removed: true } }).removed).toBe(true);
   });

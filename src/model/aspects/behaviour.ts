@@ -44,6 +44,11 @@ export interface AspectBehaviour {
   validate?(value: Json, registry: Registry): void;
   /** The browse paths a value lists: the search document lists its entity under them. */
   browsePaths?(value: Json): string[];
+  /**
+   * An object field of the search document whose keys the values name (DataHub's `structuredProperties.<name>`), mapped
+   * by the engine as keys appear: `entries` gives each key's values.
+   */
+  searchObject?: { field: string; entries(value: Json): Record<string, (string | number)[]> };
   /** The schema field paths a value declares. */
   fieldPaths?(value: Json): string[];
   /** Aspects the legacy snapshot of an entity carrying this aspect also holds as direct members. */

@@ -17,6 +17,8 @@ export interface AspectFragment {
   /** Per slot, its values, each once, in the order first seen. */
   values: unknown[][];
   paths?: string[];
+  /** The keys and values it gives its aspect's search object field (AspectBehaviour.searchObject), when any. */
+  object?: Record<string, (string | number)[]>;
 }
 
 /** A browse path and each of its ancestors: "/prod/hive" → "/", "/prod", "/prod/hive". */
@@ -72,8 +74,11 @@ export function aspectFragment(registry: Registry, entity: EntitySpec, aspectNam
     return found.length > 1 ? [...new Set(found)] : found;
   });
   const fragment: AspectFragment = { values };
-  const paths = registry.aspects.get(aspectName)?.behaviour?.browsePaths?.(value);
+  const behaviour = registry.aspects.get(aspectName)?.behaviour;
+  const paths = behaviour?.browsePaths?.(value);
   if (paths) fragment.paths = paths;
+  const object = behaviour?.searchObject?.entries(value);
+  if (object && Object.keys(object).length > 0) fragment.object = object;
   return fragment;
 }
 
@@ -143,6 +148,10 @@ export function documentFromFragments(registry: Registry, entity: EntitySpec, ur
     const n = counts.get(fieldName) ?? 0;
     if (hasValues) doc[hasValues] = doc[hasValues] === true || n > 0;
     if (numValues) doc[numValues] = Math.max(Number(doc[numValues] ?? 0), n);
+  }
+  for (const [aspect, { object }] of fragments) {
+    const field = object && registry.aspects.get(aspect)?.behaviour?.searchObject?.field;
+    if (field) doc[field] = { ...(doc[field] as object | undefined), ...object };
   }
   // An entity is listed in the folder each browse path names (browseListing), and counted in the group of every
   // ancestor of it.

@@ -32,10 +32,13 @@ interface Entry {
   packed: Buffer;
 }
 
-const pack = (f: AspectFragment): Buffer => Buffer.from(JSON.stringify(f.paths ? [f.values, f.paths] : [f.values]));
+const pack = (f: AspectFragment): Buffer => Buffer.from(JSON.stringify(f.object ? [f.values, f.paths ?? null, f.object] : f.paths ? [f.values, f.paths] : [f.values]));
 const unpack = (json: string): AspectFragment => {
-  const [values, paths] = JSON.parse(json) as [unknown[][], string[] | undefined];
-  return paths ? { values, paths } : { values };
+  const [values, paths, object] = JSON.parse(json) as [unknown[][], string[] | null | undefined, AspectFragment['object']];
+  const fragment: AspectFragment = { values };
+  if (paths) fragment.paths = paths;
+  if (object) fragment.object = object;
+  return fragment;
 };
 
 /** An entry's fragments as views of its buffer (no copy). */

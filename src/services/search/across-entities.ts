@@ -1,6 +1,7 @@
 import { DEFAULT_SEARCH_TYPES, EntityTypeNames } from '../../model/entity-type-names';
 import { InvalidInputError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
+import { structuredProperties, structuredPropertyIndexField } from '../../model/aspects/structuredProperties';
 import type { Body, MultiSearchRequest, SearchHit, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
@@ -248,7 +249,7 @@ export class AcrossEntitiesSearch {
   /** The facets asked for, or DataHub's default: `_entityType` and every facet of the searched types. */
   private facetNames(prepared: Prepared, request: AcrossRequest): string[] {
     if (request.skipAggregates) return [];
-    if (request.facets) return [...new Set(request.facets.map((f) => (ENTITY_TYPE_FIELDS.has(f) ? ENTITY_TYPE_FACET : f.replace(/\.keyword$/, ''))))];
+    if (request.facets) return [...new Set(request.facets.map((f) => (ENTITY_TYPE_FIELDS.has(f) ? ENTITY_TYPE_FACET : (structuredPropertyIndexField(f) ?? f.replace(/\.keyword$/, '')))))];
     const names = [ENTITY_TYPE_FACET];
     for (const schema of prepared.schemas.values()) for (const f of schema.facets) if (!names.includes(f)) names.push(f);
     return names;
@@ -261,9 +262,10 @@ export class AcrossEntitiesSearch {
     const out: { request: MultiSearchRequest; locations: FacetLocation[] }[] = [];
     for (const [type, schema] of prepared.schemas) {
       const wanted = (name: string) => facets.includes(name === 'entityType' ? ENTITY_TYPE_FACET : name);
-      if (![...schema.fields.keys()].some(wanted)) continue;
+      const structured = this.registry.entity(type).aspects.has(structuredProperties.name) ? facets.filter((f) => structuredPropertyIndexField(f) === f) : [];
+      if (![...schema.fields.keys()].some(wanted) && structured.length === 0) continue;
       // The type's own fields (so filters translate as in the hits query), with only the asked-for ones as facets.
-      const facetSchema = schema.withFacets(wanted);
+      const facetSchema = schema.withFacets(wanted, structured);
       const { aggs, facets: locations, filterInQuery } = facetAggregations(prepared.filter, facetSchema, size);
       const whole = filterQuery(prepared.filter, schema);
       const text = textQuery(request.input ?? '*', schema);

@@ -2,6 +2,7 @@ import { InvalidInputError } from '../../model/errors';
 import type { EntitySpec, Registry, SearchableField } from '../../model/registry';
 import type { Body } from '../../stores/search/engine';
 import { tryParseUrn } from '../../model/urn';
+import { structuredPropertyIndexField } from '../../model/aspects/structuredProperties';
 import { isTextField, searchableFields } from '../../stores/search/mappings';
 import { analyze, queryParts } from './text-analysis';
 
@@ -81,11 +82,15 @@ export class SearchSchema {
     return new SearchSchema(entity.name, registry.urnNamespace, infos);
   }
 
-  /** The same fields with only those `isFacet` accepts as facets (a search across types counts the facets asked for). */
-  withFacets(isFacet: (name: string) => boolean): SearchSchema {
+  /**
+   * The same fields with only those `isFacet` accepts as facets (a search across types counts the facets asked for), and
+   * keyword facets on `extra` fields that are not the type's own (structured properties, keyed by the values).
+   */
+  withFacets(isFacet: (name: string) => boolean, extra: readonly string[] = []): SearchSchema {
     const copy = new SearchSchema(this.entity, this.urnNamespace, []);
     copy.fields.clear();
     for (const f of this.fields.values()) copy.fields.set(f.name, { ...f, facet: isFacet(f.name) });
+    for (const name of extra) if (!copy.fields.has(name)) copy.fields.set(name, { name, text: false, urnTypes: [], queryByDefault: false, boost: 1, facet: true });
     return copy;
   }
 
@@ -274,6 +279,8 @@ const EXPANDED_FIELDS: Record<string, string[]> = {
 };
 
 function criterionQuery(c: Criterion, schema: SearchSchema): Body {
+  const structuredProperty = structuredPropertyIndexField(c.field);
+  if (structuredProperty) return fieldCriterionQuery({ ...c, field: structuredProperty }, schema);
   const twins = (EXPANDED_FIELDS[c.field.replace(/\.keyword$/, '')] ?? []).filter((f) => schema.fields.has(f));
   if (twins.length > 1) {
     const query: Body = { bool: { should: twins.map((f) => fieldCriterionQuery({ ...c, field: f, negated: false }, schema)), minimum_should_match: 1 } };

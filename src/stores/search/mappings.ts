@@ -133,9 +133,22 @@ export function companionFields(registry: Registry, entity: EntitySpec): { field
  * of another version is rebuilt from Neo4j into a new index when the service starts (EntityIndexMigrations). 1: none
  * recorded; 2: DataHub's word splitting (text-analysis.ts), the entity's own URN parts, browse paths at exact levels;
  * 3: a data process instance's parentTemplate and parentInstance (a job's runs are searched by them); 4: the platform of
- * an entity without a dataPlatformInstance of its own, from its key (model/default-platform.ts).
+ * an entity without a dataPlatformInstance of its own, from its key (model/default-platform.ts); 5: structured property
+ * values under `structuredProperties.<qualified_name>` (searchObjectMapping).
  */
-export const ENTITY_MAPPING_VERSION = 4;
+export const ENTITY_MAPPING_VERSION = 5;
+
+/**
+ * The mapping of an object field whose keys the values name (AspectBehaviour.searchObject): the engine maps each key as it
+ * first sees it, numbers as doubles (a whole number first would otherwise make it a long and cut later decimals) and
+ * strings as keywords (dates as written, yyyy-MM-dd, which sort as they compare). A value of the other kind than its
+ * key's mapping is dropped from the index rather than failing the entity's document.
+ */
+const SEARCH_OBJECT_TEMPLATES = (field: string): Body[] => [
+  { [`${field}Numbers`]: { path_match: `${field}.*`, match_mapping_type: 'long', mapping: { type: 'double', ignore_malformed: true } } },
+  { [`${field}Decimals`]: { path_match: `${field}.*`, match_mapping_type: 'double', mapping: { type: 'double', ignore_malformed: true } } },
+  { [`${field}Strings`]: { path_match: `${field}.*`, match_mapping_type: 'string', mapping: { type: 'keyword', ignore_above: 1024 } } },
+];
 
 export function entityIndexDefinition(registry: Registry, entity: EntitySpec): { settings: Body; mappings: Body } {
   const properties: Record<string, Body> = { ...SYSTEM_FIELDS };
@@ -147,13 +160,26 @@ export function entityIndexDefinition(registry: Registry, entity: EntitySpec): {
     if (hasValues && !(hasValues in properties)) properties[hasValues] = { type: 'boolean' };
     if (numValues && !(numValues in properties)) properties[numValues] = { type: 'long' };
   }
+  const dynamicTemplates: Body[] = [];
+  for (const aspectName of entity.aspects) {
+    const field = registry.aspects.get(aspectName)?.behaviour?.searchObject?.field;
+    if (!field || field in properties) continue;
+    properties[field] = { type: 'object', dynamic: true };
+    dynamicTemplates.push(...SEARCH_OBJECT_TEMPLATES(field));
+  }
   return {
     // No refresh_interval of our own: at the engine's default (1 s), a shard nobody has searched for 30 s skips its
     // scheduled refreshes, and the next search waits for the pending one. An ingestion run nobody watches then pays for
     // no refreshes, nor for merging their small segments (a fifth to two fifths of the engine's CPU per document,
     // bench/engine-documents.ts); a search sees what was indexed a second before it, as with the explicit 1 s before.
-    settings: { number_of_shards: 1, number_of_replicas: 0, 'index.max_result_window': 10000 },
-    mappings: { dynamic: false, _meta: { mappingVersion: ENTITY_MAPPING_VERSION }, properties },
+    // Each structured property in use is a field of every index whose entities carry it: room for a few thousand.
+    settings: { number_of_shards: 1, number_of_replicas: 0, 'index.max_result_window': 10000, ...(dynamicTemplates.length > 0 ? { 'index.mapping.total_fields.limit': 5000 } : {}) },
+    mappings: {
+      dynamic: false,
+      _meta: { mappingVersion: ENTITY_MAPPING_VERSION },
+      ...(dynamicTemplates.length > 0 ? { date_detection: false, dynamic_templates: dynamicTemplates } : {}),
+      properties,
+    },
   };
 }
 
