@@ -2,7 +2,7 @@ import { InvalidInputError } from '../../model/errors';
 import type { EntityReads, V3Entity } from '../../services/entity-reads';
 import type { OpenApiEntities } from '../../services/openapi-entities';
 import type { RouteDefinition, Schema } from '../route';
-import { accepted, aspectExistsRoute, deleteAspectRoute, deleteEntityRoute, entityExistsRoute, readAspectRoute, v3Errors } from './openapi-v3-writes';
+import { accepted, ASPECT_WRITE_QUERY, aspectExistsRoute, aspectWriteOptions, deleteAspectRoute, deleteEntityRoute, entityExistsRoute, readAspectRoute, v3Errors } from './openapi-v3-writes';
 
 /*
  * DataHub's OpenAPI v2 entity API (its v2 EntityController): the same operations as v3 (./openapi-v3-writes.ts) on the
@@ -128,21 +128,13 @@ export function openApiV2Routes(entities: OpenApiEntities, reads: EntityReads): 
       openByDefault: true,
       revocationInStatements: true,
       pathParams: aspectPathParams,
-      query: {
-        properties: {
-          async: flag(false, 'Accepted for DataHub clients: the write is committed before the answer either way; true answers 202'),
-          systemMetadata: SYSTEM_METADATA,
-          createIfEntityNotExists: flag(false, 'Write only if the entity does not exist'),
-          createIfNotExists: flag(true, 'Write only if the aspect does not exist'),
-        },
-      },
+      query: ASPECT_WRITE_QUERY,
       // The aspect value itself: its own schema validates it (a 400 names what is wrong).
       body: { type: 'object', additionalProperties: true, description: 'The aspect value' },
       example: { request: { removed: false }, response: SAMPLE_ENTITY },
       handle: async (input) => {
         const { params, query, body, principal, revocation } = input;
-        const options = { createIfEntityNotExists: query.createIfEntityNotExists === true, createIfNotExists: query.createIfNotExists !== false, systemMetadata: query.systemMetadata === true };
-        const written = await v3Errors(() => entities.writeAspect(params.entityName, params.urn, params.aspectName, { value: body }, options, principal, revocation));
+        const written = await v3Errors(() => entities.writeAspect(params.entityName, params.urn, params.aspectName, { value: body }, aspectWriteOptions(query), principal, revocation));
         accepted(input, query.async === true);
         return toV2(written);
       },

@@ -28,6 +28,20 @@ export async function v3Errors<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A write's status as DataHub gives it: 202 for `async=true`, else 200. */
+/** The query of a one-aspect write, v2's and v3's alike. */
+export const ASPECT_WRITE_QUERY = {
+  properties: {
+    async: flag(false, 'Accepted for DataHub clients: the write is committed before the answer either way; true answers 202'),
+    systemMetadata: SYSTEM_METADATA,
+    createIfEntityNotExists: flag(false, 'Write only if the entity does not exist'),
+    createIfNotExists: flag(true, 'Write only if the aspect does not exist'),
+  },
+};
+
+export function aspectWriteOptions(query: Record<string, unknown>): { createIfEntityNotExists: boolean; createIfNotExists: boolean; systemMetadata: boolean } {
+  return { createIfEntityNotExists: query.createIfEntityNotExists === true, createIfNotExists: query.createIfNotExists !== false, systemMetadata: query.systemMetadata === true };
+}
+
 export function accepted(input: RouteInput, async: boolean): void {
   input.ctx.status = async ? 202 : 200;
 }
@@ -276,20 +290,12 @@ export function openApiV3WriteRoutes(entities: OpenApiEntities): RouteDefinition
       openByDefault: true,
       revocationInStatements: true,
       pathParams: aspectPathParams,
-      query: {
-        properties: {
-          async: flag(false, 'Accepted for DataHub clients: the write is committed before the answer either way; true answers 202'),
-          systemMetadata: SYSTEM_METADATA,
-          createIfEntityNotExists: flag(false, 'Write only if the entity does not exist'),
-          createIfNotExists: flag(true, 'Write only if the aspect does not exist'),
-        },
-      },
+      query: ASPECT_WRITE_QUERY,
       body: { type: 'object', required: ['value'], properties: { value: { type: 'object' }, systemMetadata: { type: 'object' }, headers: { type: 'object' } }, additionalProperties: false },
       example: { request: { value: { removed: false } }, response: SAMPLE_ENTITY },
       handle: async (input) => {
         const { params, query, body, principal, revocation } = input;
-        const options = { createIfEntityNotExists: query.createIfEntityNotExists === true, createIfNotExists: query.createIfNotExists !== false, systemMetadata: query.systemMetadata === true };
-        const answer = await v3Errors(() => entities.writeAspect(params.entityName, params.urn, params.aspectName, body, options, principal, revocation));
+        const answer = await v3Errors(() => entities.writeAspect(params.entityName, params.urn, params.aspectName, body, aspectWriteOptions(query), principal, revocation));
         accepted(input, query.async === true);
         return answer;
       },
