@@ -58,15 +58,17 @@ SKIP $start LIMIT $count
 
 // @name entities
 // The next entities (urn order, after $after) holding latest aspects of the run, each with every latest aspect it has
-// (name, runId, hash, lastObserved): the rollback needs to know which of them other runs wrote.
+// (name, runId, hash, lastObserved): the rollback needs to know which of them other runs wrote; and whether the entity
+// is soft-deleted (a safe rollback leaves those alone, as DataHub's).
 MATCH (a:Aspect)
 WHERE a.runId = $runId AND a.urn > $after AND a.version = 0
 WITH DISTINCT a.urn AS urn
 ORDER BY urn
 LIMIT $limit
 MATCH (e:Entity {urn: urn})-[:ASPECT]->(l:Aspect)
-RETURN urn, e.type AS entityType,
-       collect({name: l.name, runId: l.runId, hash: l.hash, lastObserved: l.lastObserved}) AS aspects
+WITH urn, e, collect({name: l.name, runId: l.runId, hash: l.hash, lastObserved: l.lastObserved}) AS aspects
+RETURN urn, e.type AS entityType, aspects,
+       EXISTS { MATCH (s:Aspect {urn: urn, name: $statusAspect, version: 0}) WHERE s.value CONTAINS '"removed":true' } AS removed
 ORDER BY urn
 
 // @name history

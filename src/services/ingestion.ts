@@ -182,6 +182,11 @@ export class IngestionService {
     return outcome;
   }
 
+  /** The write items of transforms (as transformAspects writes them), for a caller that submits them with its own items. */
+  transformItems(changes: { urn: string; aspectName: string; transform: AspectTransform }[], principal: Principal, systemMetadataRaw?: unknown): WriteItem[] {
+    return this.prepare.transforms(changes, principal, systemMetadataRaw, this.now());
+  }
+
   /**
    * Read-modify-writes of several aspects as one transaction: each transform sees the value as its entity's lock left
    * it, so no write committed between a caller's read and this write is lost (services that derive a value from the

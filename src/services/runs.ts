@@ -1,5 +1,6 @@
 import { status } from '../model/aspects';
 import type { Logger } from 'pino';
+import { systemActor } from '../auth';
 import { InvalidInputError } from '../model/errors';
 import type { Registry } from '../model/registry';
 import type { HistoryVersion, RunEntity, RunStore } from '../stores/graph/run-store';
@@ -67,9 +68,10 @@ function runIdOf(systemMetadata: string | null): string | null {
  * Ingestion runs as DataHub's `/runs` resource serves them, from the version history in Neo4j: every latest aspect
  * carries the run that last wrote or observed it. A rollback takes each aspect whose latest version is the run's back
  * to the newest history version another run wrote (dropping the run's versions), or removes it when every version is
- * the run's; an entity whose key aspect the run wrote (the run created it) is removed whole, unless other runs wrote to
- * it too and the rollback is safe. It goes page by page through the write path (edges, search documents and read
- * caches follow as for any write), so a large run is batched, and an interrupted rollback is finished by repeating it.
+ * the run's. An entity whose key aspect the run wrote (the run created it) is, as in DataHub, soft-deleted by a safe
+ * rollback (the default: its status becomes removed, its key stays, other runs' aspects stay) and removed whole by an
+ * unsafe one. It goes page by page through the write path (edges, search documents and read caches follow as for any
+ * write), so a large run is batched, and an interrupted rollback is finished by repeating it.
  */
 export class RunService {
   constructor(
@@ -144,11 +146,16 @@ export class RunService {
   private async planPage(runId: string, page: RunEntity[], safe: boolean, response: RollbackResponse): Promise<WriteItem[]> {
     const items: WriteItem[] = [];
     const reverts: { entity: RunEntity; name: string; hash: string }[] = [];
+    const softDeletes: string[] = [];
     for (const entity of page) {
       const spec = this.registry.entities.get(entity.entityType);
       const keyAspect = spec?.keyAspect;
       const ofRun = entity.aspects.filter((a) => a.runId === runId);
+      // A safe rollback leaves a soft-deleted entity alone (DataHub finds no rows of one), unless this run deleted it.
+      if (safe && entity.removed && !ofRun.some((a) => a.name === status.name)) continue;
       for (const a of ofRun) {
+        // A safe rollback keeps key aspects, and lists none (as DataHub's).
+        if (safe && a.name === keyAspect) continue;
         if (response.aspectRowSummaries.length < SUMMARY_ROWS) response.aspectRowSummaries.push(this.summary(runId, entity.urn, a.name, a.lastObserved ?? 0));
       }
       const created = ofRun.some((a) => a.name === keyAspect);
@@ -161,12 +168,14 @@ export class RunService {
         response.aspectsAffected += othersWrote.length;
       }
       if (ofRun.length > 0) response.entitiesAffected++;
-      if (created && !(unsafe && safe)) {
+      if (created) response.entitiesDeleted++;
+      if (created && !safe) {
         items.push({ kind: 'deleteEntity', urn: entity.urn, entityType: entity.entityType });
-        response.entitiesDeleted++;
         response.aspectsReverted += ofRun.length;
         continue;
       }
+      // DataHub's soft rollback: the key aspect stays and the entity is marked removed (when its type has a status).
+      if (created && spec?.aspects.has(status.name)) softDeletes.push(entity.urn);
       for (const a of ofRun) if (a.name !== keyAspect) reverts.push({ entity, name: a.name, hash: a.hash });
     }
     const histories = await this.store.history(reverts.map((r) => ({ urn: r.entity.urn, name: r.name })));
@@ -183,6 +192,9 @@ export class RunService {
       });
       response.aspectsReverted++;
     }
+    // After the reverts, so a status the run wrote is reverted first and then marked removed.
+    const removed = softDeletes.map((urn) => ({ urn, aspectName: status.name, transform: () => ({ removed: true }) }));
+    items.push(...this.ingestion.transformItems(removed, { actor: systemActor(this.registry.urnNamespace), scopes: ['admin'], authenticated: false }));
     return items;
   }
 

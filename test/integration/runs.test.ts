@@ -47,7 +47,7 @@ describe('ingestion runs', () => {
 
   const owners = (...users: string[]) => ({ owners: users.map((u) => ({ owner: `urn:li:corpuser:${u}`, type: 'DATAOWNER' })) });
 
-  it('list, describe, and a rollback that takes each aspect back to its previous run and removes what the run created', async () => {
+  it('list, describe, and a rollback that takes each aspect back to its previous run and soft-deletes what the run created', async () => {
     const id = uniqueId('r');
     const [runA, runB] = [`${id}-a`, `${id}-b`];
     const [d1, d2, d3] = [dataset(`${id}_one`), dataset(`${id}_two`), dataset(`${id}_three`)];
@@ -80,13 +80,15 @@ describe('ingestion runs', () => {
 
     const dry = await runs('rollback', { runId: runB, dryRun: true });
     expect(dry.status).toBe(200);
-    expect(dry.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 6, unsafeEntitiesCount: 0 });
+    // A safe rollback keeps key aspects (DataHub's soft rollback): d3's is neither reverted nor listed.
+    expect(dry.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 5, unsafeEntitiesCount: 0 });
+    expect(dry.body.value.aspectRowSummaries.map((r: { aspectName: string }) => r.aspectName)).not.toContain('datasetKey');
     expect(await exists(d3)).toBe(true);
     expect((await latest(d1)).datasetProperties.value.description).toBe('from B again');
 
     const rolled = await runs('rollback', { runId: runB, dryRun: false, safe: true });
     expect(rolled.status).toBe(200);
-    expect(rolled.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 6 });
+    expect(rolled.body.value).toMatchObject({ entitiesAffected: 3, entitiesDeleted: 1, aspectsReverted: 5 });
 
     // d1: back to A's value, with A's system metadata; B's two versions are gone from the history.
     const one = await latest(d1);
@@ -99,8 +101,12 @@ describe('ingestion runs', () => {
     expect(two.ownership).toBeUndefined();
     expect(two.datasetProperties.value.description).toBe('from A');
     expect(await outgoing(d2, 'OwnedBy')).toEqual([]);
-    // d3: created by B, gone.
-    expect(await exists(d3)).toBe(false);
+    // d3: created by B, soft-deleted as DataHub's safe rollback leaves it: its key stays, its status says removed, B's
+    // aspects are gone.
+    expect(await exists(d3)).toBe(true);
+    const three = await latest(d3);
+    expect(three.status.value).toEqual({ removed: true });
+    expect(three.datasetProperties).toBeUndefined();
 
     // Nothing of B is left; a repeat changes nothing.
     expect((await runs('describe', { runId: runB, start: 0, count: 100 })).body.value).toEqual([]);
@@ -141,18 +147,21 @@ describe('ingestion runs', () => {
     expect((await latest(urn)).ownership.systemMetadata?.runId).toBe(`${id}-1`);
   });
 
-  it('safe keeps an entity other runs also wrote to (reported unsafe); nuke removes it', async () => {
+  it("safe soft-deletes an entity the run created, keeping other runs' aspects (reported unsafe); nuke removes it", async () => {
     const id = uniqueId('safe');
     const urn = dataset(id);
     await ingest(`${id}-c`, urn, 'datasetProperties', { name: id, description: 'from C' });
     await ingest(`${id}-d`, urn, 'globalTags', { tags: [{ tag: 'urn:li:tag:d' }] });
 
     const kept = await runs('rollback', { runId: `${id}-c`, safe: true });
-    expect(kept.body.value).toMatchObject({ entitiesDeleted: 0, unsafeEntitiesCount: 1, unsafeEntities: [{ urn }], aspectsAffected: 1 });
+    expect(kept.body.value).toMatchObject({ entitiesDeleted: 1, unsafeEntitiesCount: 1, unsafeEntities: [{ urn }], aspectsAffected: 1 });
     const after = await latest(urn);
     expect(after.datasetProperties).toBeUndefined();
     expect(after.globalTags.value.tags).toEqual([{ tag: 'urn:li:tag:d' }]);
+    expect(after.status.value).toEqual({ removed: true });
     expect(await exists(urn)).toBe(true);
+    // A repeat leaves the soft-deleted entity alone.
+    expect((await runs('rollback', { runId: `${id}-c` })).body.value).toMatchObject({ entitiesAffected: 0, entitiesDeleted: 0 });
 
     const nuked = await runs('rollback', { runId: `${id}-c`, safe: false });
     expect(nuked.body.value).toMatchObject({ entitiesDeleted: 1, unsafeEntitiesCount: 1 });
@@ -183,12 +192,13 @@ describe('ingestion runs', () => {
     expect(shown.body.value.map((r: { aspectName: string }) => r.aspectName).sort()).toEqual(['browsePaths', 'browsePathsV2', 'datasetKey', 'datasetProperties']);
     expect((await runs('list', { pageOffset: 0, pageSize: 100 })).body.value.map((r: { runId: string }) => r.runId)).not.toContain('no-run-id-provided');
 
-    // The run created the entity but another writer (no run) wrote to it since: safe keeps it, with the plain write.
+    // The run created the entity but another writer (no run) wrote to it since: safe soft-deletes it, with the plain write kept.
     const kept = await runs('rollback', { runId: `${id}-a`, safe: true });
-    expect(kept.body.value).toMatchObject({ entitiesDeleted: 0, unsafeEntitiesCount: 1 });
+    expect(kept.body.value).toMatchObject({ entitiesDeleted: 1, unsafeEntitiesCount: 1 });
     const after = await latest(urn);
     expect(after.datasetProperties).toBeUndefined();
     expect(after.globalTags.value.tags).toEqual([{ tag: 'urn:li:tag:plain' }]);
+    expect(after.status.value).toEqual({ removed: true });
   });
 
   it('the official CLI: list-runs, show, rollback --dry-run and rollback, after a datahub ingest', async () => {
@@ -227,6 +237,16 @@ describe('ingestion runs', () => {
     expect(rollback.code).toBe(0);
     expect(rollback.stdout).toMatch(/deleted 2 entities/);
     expect(rollback.stdout).not.toMatch(/Failed/);
+    // Soft-deleted, as DataHub's default (safe) rollback leaves them: `datahub get` still finds them.
+    for (const urn of urns) {
+      expect(await exists(urn)).toBe(true);
+      expect((await latest(urn)).status.value).toEqual({ removed: true });
+    }
+    const got = await client.cli(['get', '--urn', urns[0], '-a', 'datasetProperties']);
+    expect([got.code, JSON.parse(got.stdout)]).toEqual([0, {}]);
+
+    const nuke = await client.cli(['ingest', 'rollback', '--run-id', runId, '--nuke', '-f']);
+    expect(nuke.code).toBe(0);
     for (const urn of urns) expect(await exists(urn)).toBe(false);
   });
 });

@@ -61,12 +61,12 @@ export function runRoutes(runs: RunService): RouteDefinition[] {
       path: '/runs',
       action: 'rollback',
       tag: 'Ingestion runs',
-      summary: 'Undo what a run wrote: its aspects go back to their previous versions, entities it created go',
+      summary: 'Undo what a run wrote: its aspects go back to their previous versions, entities it created are soft-deleted (safe) or removed',
       description:
         'Each aspect whose latest version is the run\'s goes back to the newest history version another run wrote (the run\'s ' +
-        'versions are dropped), or away when every version is the run\'s; an entity whose key aspect the run wrote is removed, ' +
-        'unless other runs wrote to it too and `safe` is true (the default): then it stays, is reported unsafe, and only the ' +
-        "run's aspects are reverted. Time-series rows the run wrote are deleted. `dryRun` reports without changing anything. " +
+        'versions are dropped), or away when every version is the run\'s. An entity whose key aspect the run wrote is, as in ' +
+        'DataHub, soft-deleted when `safe` is true (the default: its key stays and its status becomes removed) and removed whole ' +
+        "otherwise; one other runs also wrote to is reported unsafe. Time-series rows the run wrote are deleted. `dryRun` reports without changing anything. " +
         '`hardDelete` (deprecated in DataHub) means `safe: false` when `safe` is not sent. Batched and resumable: repeating a ' +
         'rollback finishes one that was interrupted and changes nothing after one that completed.',
       scope: 'write',

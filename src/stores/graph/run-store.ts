@@ -22,6 +22,8 @@ export interface RunEntity {
   urn: string;
   entityType: string;
   aspects: { name: string; runId: string | null; hash: string; lastObserved: number | null }[];
+  /** Soft-deleted: its status says removed. */
+  removed: boolean;
 }
 
 export interface HistoryVersion {
@@ -64,11 +66,12 @@ export class RunStore {
 
   /** The next `limit` entities after `after` (urn order) holding latest aspects of the run. */
   async entities(runId: string, after: string, limit: number): Promise<RunEntity[]> {
-    const records = await this.neo4j.query('runs.entities', 'runs/entities', { runId, after, limit: neo4j.int(limit) });
+    const records = await this.neo4j.query('runs.entities', 'runs/entities', { runId, after, limit: neo4j.int(limit), statusAspect: status.name });
     return records.map((r) => ({
       urn: r.get('urn') as string,
       entityType: r.get('entityType') as string,
       aspects: (r.get('aspects') as RunEntity['aspects']).map((a) => ({ ...a, lastObserved: num(a.lastObserved) })),
+      removed: r.get('removed') as boolean,
     }));
   }
 
