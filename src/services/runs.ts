@@ -126,7 +126,7 @@ export class RunService {
     // The next page is read and planned while this one is written (their entities are disjoint: urn order).
     const plan = async (after: string) => {
       const page = await this.store.entities(runId, after, ENTITIES_PER_PAGE);
-      return { last: page.at(-1)?.urn ?? null, items: await this.planPage(runId, page, safe, response) };
+      return { last: page.at(-1)?.urn ?? null, items: await this.planPage(runId, page, safe, dryRun, response) };
     };
     let next = plan('');
     for (;;) {
@@ -143,7 +143,7 @@ export class RunService {
   }
 
   /** Decides, for one page of entities, what the rollback writes; counts it into `response`. */
-  private async planPage(runId: string, page: RunEntity[], safe: boolean, response: RollbackResponse): Promise<WriteItem[]> {
+  private async planPage(runId: string, page: RunEntity[], safe: boolean, dryRun: boolean, response: RollbackResponse): Promise<WriteItem[]> {
     const items: WriteItem[] = [];
     const reverts: { entity: RunEntity; name: string; hash: string }[] = [];
     const softDeletes: string[] = [];
@@ -154,8 +154,8 @@ export class RunService {
       // A safe rollback leaves a soft-deleted entity alone (DataHub finds no rows of one), unless this run deleted it.
       if (safe && entity.removed && !ofRun.some((a) => a.name === status.name)) continue;
       for (const a of ofRun) {
-        // A safe rollback keeps key aspects, and lists none (as DataHub's).
-        if (safe && a.name === keyAspect) continue;
+        // A safe rollback keeps key aspects; its dry run lists none (as DataHub's).
+        if (dryRun && safe && a.name === keyAspect) continue;
         if (response.aspectRowSummaries.length < SUMMARY_ROWS) response.aspectRowSummaries.push(this.summary(runId, entity.urn, a.name, a.lastObserved ?? 0));
       }
       const created = ofRun.some((a) => a.name === keyAspect);
