@@ -310,6 +310,21 @@ describe.each<[EngineName, Record<string, string>]>([
       expect([refused.status, refused.body.message]).toEqual([400, expect.stringContaining('Boolean cannot represent')]);
     });
 
+    it("finds every type's matches when the input makes a long query: each index counts only its own type's clauses", async () => {
+      // DataHub's search smoke test's namespace: across every default type, its words expand past the engine's 1,024
+      // clauses when a dataset shard counts every type's query; the shard failed and the datasets were silently missing.
+      const named = `urn:li:dataset:(urn:li:dataPlatform:hive,long_${id},PROD)`;
+      await ingest(named, 'datasetProperties', { name: 'sstd80_x-12345678', description: 'a smoke-test namespace' });
+      await svc.indexer.waitUntilIndexed([named]);
+      const body = await graphql('query s($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total searchResults { entity { urn } } } }', {
+        input: { query: 'sstd80_x-12345678', orFilters: [{ and: [rule('urn', [`long_${id}`], 'CONTAIN')] }], count: 10 },
+      });
+      expect(body.errors).toBeUndefined();
+      expect(body.data.searchAcrossEntities.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([named]);
+      await svc.call('POST', '/entities?action=delete', { urn: named });
+      await svc.indexer.waitUntilIndexed([named]);
+    });
+
     it("filters and counts structured property values under DataHub's field names", async () => {
       // Entities of their own (no `id` in their names, another platform), deleted at the end: no other test here sees them.
       const gid = uniqueId().toLowerCase();

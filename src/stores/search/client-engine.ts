@@ -43,6 +43,21 @@ export interface EngineClient {
   close(): Promise<void>;
 }
 
+/**
+ * The error of a search some shards failed (the engine still answers 200, with the other shards' hits): refused as its
+ * first failure's cause, never passed on as if the hits were all there.
+ */
+function shardFailure(response: any): Error | null {
+  const shards = response?._shards;
+  if (!shards?.failed) return null;
+  const reason = shards.failures?.[0]?.reason ?? {};
+  const failure = Object.assign(new Error(`search failed on ${shards.failed} of ${shards.total} shards: ${reason.type ?? 'unknown'}`), {
+    name: 'ResponseError',
+    meta: { statusCode: shards.failures?.[0]?.status ?? 500, body: { error: reason } },
+  });
+  return translateEngineError(failure) as Error;
+}
+
 function toSearchResult(response: any): SearchResult {
   const total = response.hits?.total;
   return {
@@ -217,6 +232,8 @@ export class ClientSearchEngine implements SearchEngine {
 
   async search(index: string, body: Body): Promise<SearchResult> {
     const response = await this.callOnStartedShards(index, this.client.search, { index, body, ignore_unavailable: true, allow_no_indices: true, track_total_hits: true });
+    const failed = shardFailure(response);
+    if (failed) throw failed;
     return toSearchResult(response);
   }
 
@@ -243,6 +260,8 @@ export class ClientSearchEngine implements SearchEngine {
     }
     const response = await this.call(this.client.msearch, { body });
     return (response.responses as any[]).map((item) => {
+      const failed = item.error ? null : shardFailure(item);
+      if (failed) return { status: 500, result: failed };
       if (!item.error) return { status: 200, result: toSearchResult(item) };
       const failure = Object.assign(new Error(`search failed: ${item.error.type ?? item.status}`), { name: 'ResponseError', meta: { statusCode: item.status, body: { error: item.error } } });
       return { status: Number(item.status), result: translateEngineError(failure) as Error };
