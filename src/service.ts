@@ -96,6 +96,7 @@ import { SearchIndexer } from './services/indexing/indexer';
 import { SearchSync } from './services/indexing/search-sync';
 import { createDataPlatforms } from './services/bootstrap/data-platforms';
 import { createDefaultRetentionPolicies } from './services/bootstrap/retention-policies';
+import { createRootUser } from './services/bootstrap/root-user';
 import { EntityIndexMigrations } from './services/indexing/index-migrations';
 import { completeDefaultBrowsePaths } from './services/default-browse-paths';
 import type { BrowsePathEntry } from './model/browse-paths';
@@ -257,6 +258,9 @@ export async function startService(config: Config, backends: BackendAddresses, l
   const runs = new RunService(registry, new RunStore(graph), ingestion, timeseries, logger);
   if (config.BOOTSTRAP_DATA_PLATFORMS) {
     createDataPlatforms(ingestion, registry).catch((err) => logger.warn({ err: (err as Error).message }, 'could not create the well-known data platforms; the next start tries again'));
+  }
+  if (config.BOOTSTRAP_ROOT_USER) {
+    createRootUser(ingestion, registry).catch((err) => logger.warn({ err: (err as Error).message }, "could not create DataHub's root user; the next start tries again"));
   }
   if (config.BOOTSTRAP_RETENTION_POLICIES) {
     createDefaultRetentionPolicies(ingestion, registry).catch((err) => logger.warn({ err: (err as Error).message }, "could not create DataHub's default retention policies; the next start tries again"));

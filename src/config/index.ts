@@ -95,6 +95,8 @@ export const configSchema = z.object({
   /** Create DataHub's well-known data platforms at start where they have no info yet (src/services/bootstrap). */
   BOOTSTRAP_DATA_PLATFORMS: booleanString.default('true'),
   BOOTSTRAP_RETENTION_POLICIES: booleanString.default('true'),
+  /** Create DataHub's root user (urn:li:corpuser:datahub) at start where it has no info yet. */
+  BOOTSTRAP_ROOT_USER: booleanString.default('true'),
   /** Unset: required whenever HOST is not a loopback address (src/auth/exposure.ts); `false` there is an explicit opt-out. */
   AUTH_REQUIRED_EVERYWHERE: booleanString.optional(),
   TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -90,6 +90,8 @@ export const datasetTypeDefs = /* GraphQL */ `
   type SchemaMetadata {
     "The version read (0: latest)."
     aspectVersion: Long
+    "In DataHub's type, which its mapper leaves unset: null."
+    createdAt: Long
     datasetUrn: String
     name: String!
     platformUrn: String!

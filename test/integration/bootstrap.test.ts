@@ -102,4 +102,35 @@ describe('data platforms created at start', () => {
       await writer.call('POST', '/entities?action=delete', { urn: policy });
     }
   });
+
+  it("creates DataHub's root user where it has no info, searchable as a user, and keeps an edited profile", async () => {
+    const root = 'urn:li:corpuser:datahub';
+    const writer = await startTestService();
+    services.push(writer);
+    const profile = async (svc: TestService) => {
+      const res = await svc.call('GET', `/aspects/${enc(root)}?aspect=corpUserInfo&version=0`);
+      return res.status === 200 ? (Object.values(res.body.aspect)[0] as Record<string, unknown>) : null;
+    };
+    try {
+      expect((await writer.call('POST', '/entities?action=delete', { urn: root })).status).toBe(200);
+      const first = await startTestService({ BOOTSTRAP_ROOT_USER: 'true', SEARCH_INDEX_PREFIX: prefix });
+      services.push(first);
+      expect(await until(() => profile(first))).toEqual({ active: true, displayName: 'DataHub', title: 'DataHub Root User' });
+      // `datahub search --filter entity_type=corpuser` finds it (DataHub's search smoke test counts on one user at least).
+      await first.indexer.waitUntilIndexed([root]);
+      const { token } = await mintToken();
+      const found = await first.call('POST', '/api/graphql', { query: '{ searchAcrossEntities(input: {query: "*", types: [CORP_USER], count: 10}) { total searchResults { entity { urn } } } }' }, bearer(token));
+      expect(found.body.data.searchAcrossEntities.searchResults).toEqual([{ entity: { urn: root } }]);
+
+      // An edited profile stays through the next start.
+      const edited = { active: true, displayName: 'Root', title: 'Administrator' };
+      expect((await first.call('POST', '/aspects?action=ingestProposal', proposal(root, 'corpUserInfo', edited))).status).toBe(200);
+      const second = await startTestService({ BOOTSTRAP_ROOT_USER: 'true', SEARCH_INDEX_PREFIX: prefix });
+      services.push(second);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await profile(second)).toEqual(edited);
+    } finally {
+      await writer.call('POST', '/entities?action=delete', { urn: root });
+    }
+  });
 });

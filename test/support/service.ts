@@ -35,6 +35,7 @@ export async function startTestService(env: Record<string, string> = {}, engine:
     // Tests share one database: the platforms would land in the index of whichever suite started first.
     BOOTSTRAP_DATA_PLATFORMS: 'false',
     BOOTSTRAP_RETENTION_POLICIES: 'false',
+    BOOTSTRAP_ROOT_USER: 'false',
     ...env,
   });
   const service = await startService(config, { neo4jUri: config.NEO4J_URI!, searchUrl: config.SEARCH_URL!, searchEngine: engine }, logger ?? createLogger(config.LOG_LEVEL));
@@ -93,7 +94,7 @@ export async function serviceProcess(env: Record<string, string>): Promise<{ url
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, BOOTSTRAP_DATA_PLATFORMS: 'false', BOOTSTRAP_RETENTION_POLICIES: 'false', ...env, PORT: String(port), TOKEN_SECRET: TEST_TOKEN_SECRET },
+    env: { ...process.env, BOOTSTRAP_DATA_PLATFORMS: 'false', BOOTSTRAP_RETENTION_POLICIES: 'false', BOOTSTRAP_ROOT_USER: 'false', ...env, PORT: String(port), TOKEN_SECRET: TEST_TOKEN_SECRET },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
