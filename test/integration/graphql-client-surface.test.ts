@@ -155,7 +155,7 @@ describe('GraphQL the official client sends', () => {
       start: 0,
       count: 3,
       total: 3,
-      metadata: { path: ['prod', id], totalNumEntities: 3 },
+      metadata: { path: ['prod', id], totalNumEntities: 1 },
     });
     expect((await graphql('{ browse(input: {type: DATASET, path: ["prod"]}) { groups { name } } }')).data.browse.groups).toContainEqual({ name: id });
   });

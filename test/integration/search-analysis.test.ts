@@ -107,7 +107,8 @@ describe.each<[EngineName, string]>([
     expect(prod.groups).toContainEqual({ name: 'kafka1', count: 3 });
     expect(prod.entities.map((e: { urn: string }) => e.urn)).not.toEqual(expect.arrayContaining(kafka1));
     const at = await browse('/prod/kafka1');
-    expect(at).toMatchObject({ numEntities: 3, numGroups: 0, numElements: 3, groups: [], metadata: { path: '/prod/kafka1', totalNumEntities: 3 } });
+    expect(at).toMatchObject({ numEntities: 3, numGroups: 0, numElements: 3, groups: [], metadata: { path: '/prod/kafka1', totalNumEntities: 0 } });
+    // DataHub's totalNumEntities counts the entities in groups below the path, none at a leaf (ESBrowseDAO; its browse smoke test).
     expect(at.entities.map((e: { urn: string }) => e.urn)).toEqual([...kafka1].sort());
     expect((await browse('/prod/kafka1', 1, 1)).entities.map((e: { urn: string }) => e.urn)).toEqual([[...kafka1].sort()[1]]);
   });

@@ -136,7 +136,7 @@ describe.each<[EngineName, Record<string, string>]>([
       numElements: 3,
       pageSize: 10,
       from: 0,
-      metadata: { path: `/t_${id}`, totalNumEntities: 4, groups },
+      metadata: { path: `/t_${id}`, totalNumEntities: 3, groups },
       groups,
       entities: [{ name: browsed[3], urn: browsed[3] }],
     });

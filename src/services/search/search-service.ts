@@ -183,7 +183,11 @@ export class SearchService {
       groups: {
         size: 0,
         query: { bool: { filter: under } },
-        aggs: { groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: MAX_GROUPS, order: { _key: 'asc' } } } },
+        aggs: {
+          groups: { terms: { field: 'browsePathPrefixes', include: groupPattern, size: MAX_GROUPS, order: { _key: 'asc' } } },
+          // DataHub's totalNumEntities: the entities in the groups, those deeper than the path (ESBrowseDAO's groups query).
+          inGroups: { filter: { regexp: { browsePathPrefixes: groupPattern } } },
+        },
       },
       items: {
         from: itemsFrom,
@@ -223,7 +227,7 @@ export class SearchService {
         numElements: allGroups.length + entities.total,
         pageSize: request.limit,
         from: request.start,
-        metadata: { path, totalNumEntities: groups.total, groups: pageGroups },
+        metadata: { path, totalNumEntities: (groups.aggregations?.inGroups as { doc_count?: number } | undefined)?.doc_count ?? 0, groups: pageGroups },
         groups: pageGroups,
         // Named by its urn (DataHub: a path is a folder), or by the last segment of a legacy default path (browseListing).
         entities: hits.map((h) => ({ name: typeof h.source?.browseName === 'string' ? h.source.browseName : h.id, urn: h.id })),
