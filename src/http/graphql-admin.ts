@@ -143,7 +143,6 @@ export function adminResolvers({ reads, jobRuns, accessTokens }: AdminGraphqlDep
     };
   };
   const lastIngested = (e: EntityRef) => reads.lastIngested(e.urn);
-  const runProperties = (e: EntityRef) => e.aspects?.get(dataProcessInstanceProperties.name);
   return {
     Query: {
       listAccessTokens: (_: unknown, { input }: { input: { start?: number | null; count?: number | null; filters?: Parameters<typeof graphqlFilter>[1] } }, ctx: GraphqlContext) =>
@@ -154,17 +153,8 @@ export function adminResolvers({ reads, jobRuns, accessTokens }: AdminGraphqlDep
       revokeAccessToken: (_: unknown, args: { tokenId: string }, ctx: GraphqlContext) => accessTokens.revoke(args.tokenId, ctx.principal),
     },
     AccessTokenMetadata: { type: () => 'ACCESS_TOKEN' },
-    DataProcessInstance: {
-      type: () => 'DATA_PROCESS_INSTANCE',
-      name: (e: EntityRef) => {
-        const name = runProperties(e)?.name;
-        return typeof name === 'string' ? name : null;
-      },
-      created: (e: EntityRef) => {
-        const created = runProperties(e)?.created as { time?: unknown; actor?: unknown } | undefined;
-        return typeof created?.time === 'number' ? { time: created.time, actor: typeof created.actor === 'string' ? created.actor : null } : null;
-      },
-    },
+    // Its name, created time and other fields: graphql-search.ts (read through the request's aspect loader).
+    DataProcessInstance: { type: () => 'DATA_PROCESS_INSTANCE' },
     DataPlatformInstance: {
       urn: (i: { instance?: unknown }) => (typeof i.instance === 'string' ? i.instance : null),
     },

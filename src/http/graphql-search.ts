@@ -1,6 +1,6 @@
 import { handleMaybePromise, type MaybePromise } from '@whatwg-node/promise-helpers';
 import { Kind, parse, type EnumTypeDefinitionNode } from 'graphql';
-import { container, dataPlatformInstance, domains, editableContainerProperties, globalTags, glossaryTerms, ownership, subTypes } from '../model/aspects';
+import { container, dataPlatformInstance, dataProcessInstanceProperties, domains, editableContainerProperties, globalTags, glossaryTerms, mlTrainingRunProperties, ownership, subTypes } from '../model/aspects';
 import { InvalidInputError } from '../model/errors';
 import type { EntityTypeNames } from '../model/entity-type-names';
 import type { Registry } from '../model/registry';
@@ -528,6 +528,43 @@ const typeDefs = /* GraphQL */ `
     container: Container
   }
 
+  extend type DataProcessInstance {
+    properties: DataProcessInstanceProperties
+    dataPlatformInstance: DataPlatformInstance
+    platform: DataPlatform
+    container: Container
+    subTypes: SubTypes
+    mlTrainingRunProperties: MLTrainingRunProperties
+  }
+
+  type DataProcessInstanceProperties {
+    name: String!
+    externalUrl: String
+    created: AuditStamp
+    customProperties: [CustomPropertiesEntry!]
+  }
+
+  type MLTrainingRunProperties {
+    id: String
+    outputUrls: [String]
+    hyperParams: [MLHyperParam]
+    trainingMetrics: [MLMetric]
+  }
+
+  type MLHyperParam {
+    name: String
+    description: String
+    value: String
+    createdAt: Long
+  }
+
+  type MLMetric {
+    name: String
+    description: String
+    value: String
+    createdAt: Long
+  }
+
   type MLProperties {
     name: String!
     description: String
@@ -814,7 +851,7 @@ export interface SearchGraphqlDependencies {
  */
 function fieldAspects(registry: Registry): string[] {
   const properties = Object.keys(GRAPHQL_OBJECT).flatMap((t) => registry.entities.get(t)?.properties?.aspect ?? []);
-  return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name, editableContainerProperties.name];
+  return [...properties, globalTags.name, glossaryTerms.name, ownership.name, domains.name, container.name, dataPlatformInstance.name, subTypes.name, editableContainerProperties.name, mlTrainingRunProperties.name];
 }
 
 export function searchResolvers({ search, browsing, dataProducts, hierarchy, reads, registry, views }: SearchGraphqlDependencies) {
@@ -867,6 +904,12 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
     const urn = str(value);
     return urn ? ref(urn) : null;
   };
+  const auditStampOf = (value: unknown) => {
+    const stamp = value as { time?: unknown; actor?: unknown } | undefined;
+    return typeof stamp?.time === 'number' ? { time: stamp.time, actor: str(stamp.actor) } : null;
+  };
+  /** An ML hyper-parameter or metric: its value is text in DataHub's model. */
+  const namedValueOf = (p: Aspect) => ({ name: str(p.name), description: str(p.description), value: p.value === undefined || p.value === null ? null : String(p.value), createdAt: typeof p.createdAt === 'number' ? p.createdAt : null });
   /** The entity type's properties aspect (the registry's) and the entity's value of it. */
   const propertiesOf = (e: EntityRef, ctx: object): MaybePromise<{ value: Aspect; nameField?: string } | null> => {
     const spec = registry.entities.get(modelOf(e))?.properties;
@@ -1091,6 +1134,30 @@ export function searchResolvers({ search, browsing, dataProducts, hierarchy, rea
         ),
     },
     DataFlow: { ...shared, platform, cluster: (e: EntityRef) => part(e, 2), properties: properties() },
+    // A run, as DataHub's DataProcessInstanceMapper shows it.
+    DataProcessInstance: {
+      name: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, dataProcessInstanceProperties.name, ctx, (v) => str(v.name)),
+      created: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, dataProcessInstanceProperties.name, ctx, (v) => auditStampOf(v.created)),
+      properties: (e: EntityRef, _: unknown, ctx: object) =>
+        withAspect(e, dataProcessInstanceProperties.name, ctx, (v) => ({
+          name: str(v.name) ?? idOf(e),
+          externalUrl: str(v.externalUrl),
+          created: auditStampOf(v.created),
+          customProperties: customProperties(v.customProperties, e.urn),
+        })),
+      dataPlatformInstance: (e: EntityRef, _: unknown, ctx: object) =>
+        withAspect(e, dataPlatformInstance.name, ctx, (v) => (str(v.platform) ? { platform: ref(str(v.platform)!), instance: str(v.instance) } : null)),
+      platform: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, dataPlatformInstance.name, ctx, (v) => urnRef(v.platform)),
+      container: shared.container,
+      subTypes: shared.subTypes,
+      mlTrainingRunProperties: (e: EntityRef, _: unknown, ctx: object) =>
+        withAspect(e, mlTrainingRunProperties.name, ctx, (v) => ({
+          id: str(v.id),
+          outputUrls: Array.isArray(v.outputUrls) ? v.outputUrls.map(String) : null,
+          hyperParams: Array.isArray(v.hyperParams) ? (v.hyperParams as Aspect[]).map(namedValueOf) : null,
+          trainingMetrics: Array.isArray(v.trainingMetrics) ? (v.trainingMetrics as Aspect[]).map(namedValueOf) : null,
+        })),
+    },
     Container: {
       ...shared,
       editableProperties: (e: EntityRef, _: unknown, ctx: object) => withAspect(e, editableContainerProperties.name, ctx, (v) => ({ description: str(v.description) })),

@@ -106,6 +106,44 @@ describe('GraphQL the official client sends', () => {
     });
   });
 
+  it("finds a run and shows it as DataHub's data process instance smoke test reads it: properties, platform, sub types, container, training run", async () => {
+    const id = uniqueId('dpi');
+    const run = `urn:li:dataProcessInstance:${id}`;
+    const container = `urn:li:container:${id}-group`;
+    await write(run, 'dataProcessInstanceProperties', { name: 'Test Pipeline Run', type: 'BATCH_SCHEDULED', created: { time: 1640692800000, actor: 'urn:li:corpuser:datahub' }, customProperties: {} });
+    await write(run, 'dataPlatformInstance', { platform: 'urn:li:dataPlatform:airflow', instance: `urn:li:dataPlatformInstance:(urn:li:dataPlatform:airflow,${id})` });
+    await write(run, 'subTypes', { typeNames: ['TEST', 'BATCH_JOB'] });
+    await write(run, 'container', { container });
+    await write(run, 'mlTrainingRunProperties', {
+      id: 'test-training-run-123',
+      trainingMetrics: [{ name: 'accuracy', description: 'accuracy of the model', value: '0.95' }, { name: 'loss', value: '0.05' }],
+      hyperParams: [{ name: 'learningRate', value: '0.001' }],
+      outputUrls: ['s3://my-bucket/ml/output'],
+      customProperties: {},
+    });
+    await svc.indexer.waitUntilIndexed([run]);
+    const body = await graphql(`query q($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { searchResults { entity { ... on DataProcessInstance {
+      urn name created { time actor } properties { name externalUrl created { time } } dataPlatformInstance { platform { urn name } } subTypes { typeNames } container { urn }
+      platform { urn name } mlTrainingRunProperties { id trainingMetrics { name value } hyperParams { name value } outputUrls } } } } } }`, { input: { types: ['DATA_PROCESS_INSTANCE'], query: id, count: 10 } });
+    expect(body.errors).toBeUndefined();
+    expect(body.data.scrollAcrossEntities.searchResults).toEqual([{ entity: {
+      urn: run,
+      name: 'Test Pipeline Run',
+      created: { time: 1640692800000, actor: 'urn:li:corpuser:datahub' },
+      properties: { name: 'Test Pipeline Run', externalUrl: null, created: { time: 1640692800000 } },
+      dataPlatformInstance: { platform: { urn: 'urn:li:dataPlatform:airflow', name: 'airflow' } },
+      subTypes: { typeNames: ['TEST', 'BATCH_JOB'] },
+      container: { urn: container },
+      platform: { urn: 'urn:li:dataPlatform:airflow', name: 'airflow' },
+      mlTrainingRunProperties: {
+        id: 'test-training-run-123',
+        trainingMetrics: [{ name: 'accuracy', value: '0.95' }, { name: 'loss', value: '0.05' }],
+        hyperParams: [{ name: 'learningRate', value: '0.001' }],
+        outputUrls: ['s3://my-bucket/ml/output'],
+      },
+    } }]);
+  });
+
   it('answers entities by urn, generic and typed, with null for what is not stored or of another type', async () => {
     const id = uniqueId('byurn').replace(/[^a-zA-Z0-9_]/g, '_');
     const [chart, tag, user] = [`urn:li:chart:(looker,${id})`, `urn:li:tag:${id}`, `urn:li:corpuser:${id}`];

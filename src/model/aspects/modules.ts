@@ -44,6 +44,7 @@ export { mlFeatureTableProperties } from './mlFeatureTableProperties';
 export { mlModelGroupProperties } from './mlModelGroupProperties';
 export { mlModelProperties } from './mlModelProperties';
 export { mlPrimaryKeyProperties } from './mlPrimaryKeyProperties';
+export { mlTrainingRunProperties } from './mlTrainingRunProperties';
 export { nativeGroupMembership } from './nativeGroupMembership';
 export { operation } from './operation';
 export { origin } from './origin';
