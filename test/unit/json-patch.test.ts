@@ -136,6 +136,24 @@ describe('DataHub PATCH semantics', () => {
     expect(d.chartEdges).toEqual([]);
   });
 
+  test("a run's inputs and outputs keyed as DataHub's DataProcessInstance templates key them; repeated adds are idempotent", () => {
+    const i = patch('dataProcessInstanceInput', null, [
+      { op: 'add', path: `/inputs/${up('a')}`, value: up('a') },
+      { op: 'add', path: `/inputEdges/${up('b')}`, value: { destinationUrn: up('b') } },
+      { op: 'add', path: `/inputEdges/${up('b')}`, value: { destinationUrn: up('b') } },
+    ]);
+    expect(i).toEqual({ inputs: [up('a')], inputEdges: [{ destinationUrn: up('b') }] });
+    expect(patch('dataProcessInstanceInput', i, [{ op: 'remove', path: `/inputs/${up('a')}` }]).inputs).toEqual([]);
+    const o = patch('dataProcessInstanceOutput', null, [{ op: 'add', path: `/outputEdges/${up('c')}`, value: { destinationUrn: up('c') } }]);
+    expect(o).toEqual({ outputs: [], outputEdges: [{ destinationUrn: up('c') }] });
+  });
+
+  test('a keyed array removed whole is left empty, as DataHub leaves it (a required one stays valid)', () => {
+    const docs = { documentations: [{ documentation: 'a', attribution: { source: 's', time: 0, actor: 'urn:li:corpuser:x' } }] };
+    expect(applyPatch(undefined, docs, parsePatch({ patch: [{ op: 'remove', path: '/documentations', value: {} }], arrayPrimaryKeys: { documentations: ['attribution\u241fsource'] } }), 'li')).toEqual({ documentations: [] });
+    expect(patch('globalTags', { tags: [{ tag: 'urn:li:tag:a' }] }, [{ op: 'remove', path: '/tags' }])).toEqual({ tags: [] });
+  });
+
   test('whole-array add replaces it; unkeyed arrays take RFC 6902 indexes', () => {
     expect(patch('globalTags', { tags: [{ tag: 'urn:li:tag:a' }] }, [{ op: 'add', path: '/tags', value: [{ tag: 'urn:li:tag:b' }] }]).tags).toEqual([{ tag: 'urn:li:tag:b' }]);
     expect(patch('subTypes', { typeNames: ['a'] }, [{ op: 'add', path: '/typeNames/-', value: 'b' }])).toEqual({ typeNames: ['a', 'b'] });

@@ -21,6 +21,8 @@ export { dataJobInfo } from './dataJobInfo';
 export { dataJobInputOutput } from './dataJobInputOutput';
 export { dataPlatformInfo } from './dataPlatformInfo';
 export { dataPlatformInstance } from './dataPlatformInstance';
+export { dataProcessInstanceInput } from './dataProcessInstanceInput';
+export { dataProcessInstanceOutput } from './dataProcessInstanceOutput';
 export { dataProcessInstanceProperties } from './dataProcessInstanceProperties';
 export { dataProductProperties } from './dataProductProperties';
 export { datasetProperties } from './datasetProperties';

@@ -199,7 +199,11 @@ function toMaps(doc: Json, template: PatchTemplate, arrays: Record<string, strin
  */
 function fromMaps(doc: Json, template: PatchTemplate, converted: Map<string, string[]>, own: (field: string) => boolean, namespace: string): void {
   for (const [field, keys] of converted) {
-    if (doc[field] === undefined) continue;
+    // A keyed array the patch removed whole is left empty, as DataHub's ArrayMergingTemplate leaves it.
+    if (doc[field] === undefined) {
+      doc[field] = [];
+      continue;
+    }
     const list = Array.isArray(doc[field]) ? (doc[field] as unknown[]) : mapToArray(doc[field], keys, own(field));
     const inner = template.inner?.[field];
     if (inner) for (const element of list) if (isObject(element)) completeInner(element, inner, namespace);
