@@ -1,4 +1,5 @@
-import { editableDatasetProperties, editableSchemaMetadata, schemaMetadata } from '../model/aspects';
+import { documentation, editableDatasetProperties, editableSchemaMetadata, inputFields, schemaMetadata } from '../model/aspects';
+import { makeUrn, tryParseUrn } from '../model/urn';
 import type { GraphqlContext } from './graphql';
 import type { DatasetOperations, OperationsRange, ReportOperationInput } from '../services/dataset-operations';
 import type { EntityReads } from '../services/entity-reads';
@@ -119,6 +120,39 @@ export const datasetTypeDefs = /* GraphQL */ `
     "Deprecated: the same as tags (DataHub keeps both)."
     globalTags: GlobalTags @deprecated(reason: "Use tags")
     glossaryTerms: GlossaryTerms
+    "The field as an entity of its own: urn:li:schemaField:(<the schema's entity>,<fieldPath>)."
+    schemaFieldEntity: SchemaFieldEntity
+  }
+
+  "The columns a chart or dashboard is built from (its inputFields aspect)."
+  type InputFields {
+    fields: [InputField]
+  }
+
+  type InputField {
+    schemaFieldUrn: String
+    schemaField: SchemaField
+  }
+
+  extend type Chart {
+    inputFields: InputFields
+  }
+
+  extend type Dashboard {
+    inputFields: InputFields
+  }
+
+  type Documentation {
+    documentations: [DocumentationAssociation!]!
+  }
+
+  type DocumentationAssociation {
+    documentation: String!
+  }
+
+  extend type SchemaFieldEntity {
+    "Documentation of the field (its documentation aspect)."
+    documentation: Documentation
   }
 
   type DatasetEditableProperties {
@@ -192,7 +226,13 @@ function schemaOf(value: Aspect, urn: string, aspectVersion: number) {
     cluster: str(value.cluster),
     hash: str(value.hash) ?? '',
     primaryKeys: Array.isArray(value.primaryKeys) ? value.primaryKeys : null,
-    fields: ((value.fields as Aspect[] | undefined) ?? []).map((f) => ({
+    fields: ((value.fields as Aspect[] | undefined) ?? []).map((f) => schemaFieldOf(f, urn)),
+  };
+}
+
+/** A schema field as GraphQL shows it; `urn`: the entity whose schema holds it. */
+function schemaFieldOf(f: Aspect, urn: string) {
+  return {
       fieldPath: String(f.fieldPath),
       jsonPath: str(f.jsonPath),
       label: str(f.label),
@@ -206,7 +246,7 @@ function schemaOf(value: Aspect, urn: string, aspectVersion: number) {
       jsonProps: str(f.jsonProps),
       tags: tagsOf(f.globalTags, urn),
       glossaryTerms: termsOf(f.glossaryTerms, urn),
-    })),
+      schemaFieldEntity: { urn: makeUrn(tryParseUrn(urn)?.namespace ?? 'li', 'schemaField', [urn, String(f.fieldPath)]), fieldPath: String(f.fieldPath) },
   };
 }
 
@@ -236,6 +276,19 @@ export function datasetResolvers({ reads, datasetOperations: operations }: Datas
     { cacheKeyFn: (k) => `${k.name} ${k.urn}` },
   );
   const latestOf = (e: DatasetRef, name: string, ctx: object) => latest(ctx).load({ urn: e.urn, name });
+  /** A chart's or dashboard's input fields, each field as the entity of the column it names (DataHub's InputFieldsMapper). */
+  const inputFieldsOf = async (e: DatasetRef, ctx: object) => {
+    const value = await latestOf(e, inputFields.name, ctx);
+    if (!value) return null;
+    return {
+      fields: ((value.fields as Aspect[] | undefined) ?? []).map((f) => {
+        const column = str(f.schemaFieldUrn);
+        const owner = (column && tryParseUrn(column)?.parts[0]) ?? e.urn;
+        const field = f.schemaField && typeof f.schemaField === 'object' ? schemaFieldOf(f.schemaField as Aspect, owner) : null;
+        return { schemaFieldUrn: column, schemaField: field && column ? { ...field, schemaFieldEntity: { urn: column, fieldPath: field.fieldPath } } : field };
+      }),
+    };
+  };
 
   return {
     Mutation: {
@@ -244,6 +297,15 @@ export function datasetResolvers({ reads, datasetOperations: operations }: Datas
     // The deprecated globalTags of a field is its tags, as in DataHub.
     SchemaField: { globalTags: (f: { tags: unknown }) => f.tags },
     EditableSchemaFieldInfo: { globalTags: (f: { tags: unknown }) => f.tags },
+    Chart: { inputFields: (e: DatasetRef, _: unknown, ctx: object) => inputFieldsOf(e, ctx) },
+    Dashboard: { inputFields: (e: DatasetRef, _: unknown, ctx: object) => inputFieldsOf(e, ctx) },
+    SchemaFieldEntity: {
+      documentation: async (e: DatasetRef, _: unknown, ctx: object) => {
+        const value = await latestOf(e, documentation.name, ctx);
+        if (!value) return null;
+        return { documentations: ((value.documentations as Aspect[] | undefined) ?? []).map((d) => ({ documentation: String(d.documentation ?? '') })) };
+      },
+    },
     Dataset: {
       operations: async (e: DatasetRef, args: Omit<OperationsRange, 'criteria'> & { filter?: { and: OperationsRange['criteria'] } | null }) =>
         (await operations.recent(e.urn, { ...args, criteria: args.filter?.and ?? [] })).map(operationOf),

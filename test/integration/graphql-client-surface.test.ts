@@ -144,6 +144,19 @@ describe('GraphQL the official client sends', () => {
     } }]);
   });
 
+  it("answers a chart's input fields with each column as an entity and its documentation, as DataHub's schema field smoke test reads them", async () => {
+    const id = uniqueId('inputs');
+    const column = `urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:snowflake,table_${id},PROD),field1)`;
+    const chart = `urn:li:chart:(looker,chart_${id})`;
+    await write(column, 'documentation', { documentations: [{ documentation: 'test documentation', attribution: { time: 1700000000000, actor: 'urn:li:corpuser:datahub', source: 'urn:li:dataHubAction:documentation_propagation' } }] });
+    await write(chart, 'inputFields', { fields: [{ schemaFieldUrn: column, schemaField: { fieldPath: 'field1', type: { type: { 'com.linkedin.schema.StringType': {} } }, nativeDataType: 'STRING', nullable: false, recursive: false } }] });
+    const body = await graphql(`query ($urn: String!) { chart(urn: $urn) { inputFields { fields { schemaFieldUrn schemaField { fieldPath schemaFieldEntity { urn fieldPath documentation { documentations { documentation } } } } } } } }`, { urn: chart });
+    expect(body.errors).toBeUndefined();
+    expect(body.data.chart.inputFields.fields).toEqual([
+      { schemaFieldUrn: column, schemaField: { fieldPath: 'field1', schemaFieldEntity: { urn: column, fieldPath: 'field1', documentation: { documentations: [{ documentation: 'test documentation' }] } } } },
+    ]);
+  });
+
   it('answers entities by urn, generic and typed, with null for what is not stored or of another type', async () => {
     const id = uniqueId('byurn').replace(/[^a-zA-Z0-9_]/g, '_');
     const [chart, tag, user] = [`urn:li:chart:(looker,${id})`, `urn:li:tag:${id}`, `urn:li:corpuser:${id}`];
