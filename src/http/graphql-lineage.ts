@@ -226,7 +226,10 @@ interface LineageInput {
   scrollId?: string | null;
   count?: number | null;
   orFilters?: { and?: FacetFilter[] | null }[] | null;
-  searchFlags?: { includeSoftDeleted?: boolean | null } | null;
+  searchFlags?: {
+    includeSoftDeleted?: boolean | null;
+    groupingSpec?: { groupingCriteria?: { baseEntityType?: string | null; groupingEntityType: string }[] | null } | null;
+  } | null;
   lineageFlags?: { entitiesExploredPerHopLimit?: number | null } | null;
   maxHops?: number | null;
   deadlineMs?: number | null;
@@ -264,14 +267,27 @@ function shape(result: LineageResult) {
     entity: { urn: r.urn, type: r.type, aspects: r.aspects, aspectsRead } satisfies EntityRef,
     degree: r.degree,
     degrees: [r.degree],
-    paths: [{ path: r.path.map((p) => ({ urn: p.urn, type: p.type })) }],
+    paths: (r.paths ?? [r.path]).map((path) => ({ path: path.map((p) => ({ urn: p.urn, type: p.type })) })),
     matchedFields: [],
     explored: true,
   }));
 }
 
-function toRequest(input: LineageInput, start: number, revocation: RevocationCheck) {
+/**
+ * Whether a column's lineage is answered as the columns' parents, as DataHub's LineageSearchService answers it: always
+ * for scrollAcrossLineage; for searchAcrossLineage unless a grouping is given without SCHEMA_FIELD → DATASET (DataHub's
+ * default grouping is that one).
+ */
+function columnsAsParents(input: LineageInput, scroll: boolean): boolean {
+  if (scroll) return true;
+  const criteria = input.searchFlags?.groupingSpec?.groupingCriteria;
+  if (!criteria) return true;
+  return criteria.some((c) => c.baseEntityType === 'SCHEMA_FIELD' && c.groupingEntityType === 'DATASET');
+}
+
+function toRequest(input: LineageInput, start: number, revocation: RevocationCheck, scroll: boolean) {
   return {
+    columnsAsParents: columnsAsParents(input, scroll),
     urn: input.urn,
     direction: input.direction,
     types: (input.types ?? []).map(modelEntityType),
@@ -310,7 +326,7 @@ export function lineageResolvers(lineage: LineageService) {
   return {
     Query: {
       scrollAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: WalkContext) => {
-        const result = await lineage.lineage(toRequest(input, decodeScrollId(input.scrollId), ctx.revocation));
+        const result = await lineage.lineage(toRequest(input, decodeScrollId(input.scrollId), ctx.revocation, true));
         if (answeredAsBefore(result, ctx)) return { nextScrollId: null, count: 0, total: 0, searchResults: [], truncated: false, truncatedBy: [] };
         const end = result.start + result.count;
         return {
@@ -323,7 +339,7 @@ export function lineageResolvers(lineage: LineageService) {
         };
       },
       searchAcrossLineage: async (_: unknown, { input }: { input: LineageInput }, ctx: WalkContext) => {
-        const result = await lineage.lineage(toRequest(input, input.start ?? 0, ctx.revocation));
+        const result = await lineage.lineage(toRequest(input, input.start ?? 0, ctx.revocation, false));
         if (answeredAsBefore(result, ctx)) return { start: 0, count: 0, total: 0, searchResults: [], truncated: false, truncatedBy: [] };
         return { start: result.start, count: result.count, total: result.total, searchResults: shape(result), truncated: result.truncated, truncatedBy: result.truncatedBy };
       },

@@ -212,6 +212,37 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(after.body.value.entities.map((e: any) => e.entity)).toEqual([field(mid, 'id2')]);
   });
 
+  test("GraphQL lineage of a column answers the columns' datasets, as DataHub groups it; grouping by SCHEMA_FIELD keeps the columns", async () => {
+    const src = ds('grpsrc');
+    const [one, two] = [ds('grpone'), ds('grptwo', 'snowflake')];
+    await upstreams(one, [src], [{ upstreamType: 'FIELD_SET', upstreams: [field(src, 'id')], downstreamType: 'FIELD', downstreams: [field(one, 'id'), field(one, 'key')] }]);
+    await upstreams(two, [one], [{ upstreamType: 'FIELD_SET', upstreams: [field(one, 'id')], downstreamType: 'FIELD', downstreams: [field(two, 'id')] }]);
+    await propose(two, 'datasetProperties', { description: 'second' });
+    const query = `query($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { total searchResults { degree entity { urn type ... on Dataset { properties { description } } } paths { path { urn type } } } } }`;
+    const scroll = async (input: Record<string, unknown>) => {
+      const res = await svc.call('POST', '/api/graphql', { query, variables: { input: { urn: field(src, 'id'), direction: 'DOWNSTREAM', count: 10, ...input } } }, bearer(token));
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.scrollAcrossLineage;
+    };
+    // The SDK's own grouping (SCHEMA_FIELD → SCHEMA_FIELD) is what it sends; DataHub's scroll groups to datasets anyway.
+    const sdk = { groupingSpec: { groupingCriteria: [{ baseEntityType: 'SCHEMA_FIELD', groupingEntityType: 'SCHEMA_FIELD' }] } };
+    const all = await scroll({ searchFlags: sdk, orFilters: [{ and: [{ field: 'degree', values: ['1', '2', '3+'] }] }] });
+    expect(all.total).toBe(2);
+    expect(all.searchResults).toEqual([
+      { degree: 1, entity: { urn: one, type: 'DATASET', properties: null }, paths: [{ path: [{ urn: field(src, 'id'), type: 'SCHEMA_FIELD' }, { urn: field(one, 'id'), type: 'SCHEMA_FIELD' }] }, { path: [{ urn: field(src, 'id'), type: 'SCHEMA_FIELD' }, { urn: field(one, 'key'), type: 'SCHEMA_FIELD' }] }] },
+      { degree: 2, entity: { urn: two, type: 'DATASET', properties: { description: 'second' } }, paths: [{ path: [field(src, 'id'), field(one, 'id'), field(two, 'id')].map((urn) => ({ urn, type: 'SCHEMA_FIELD' })) }] },
+    ]);
+    // Types and platforms filter the datasets.
+    const onSnowflake = await scroll({ types: ['DATASET'], orFilters: [{ and: [{ field: 'degree', values: ['1', '2', '3+'] }, { field: 'platform.keyword', values: [`urn:${ns}:dataPlatform:snowflake`] }] }] });
+    expect(onSnowflake.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([two]);
+    // searchAcrossLineage keeps the columns when asked to group by SCHEMA_FIELD.
+    const columns = await svc.call('POST', '/api/graphql', {
+      query: `query($input: SearchAcrossLineageInput!) { searchAcrossLineage(input: $input) { searchResults { entity { urn type } } } }`,
+      variables: { input: { urn: field(src, 'id'), direction: 'DOWNSTREAM', count: 10, searchFlags: sdk } },
+    }, bearer(token));
+    expect(columns.body.data.searchAcrossLineage.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([field(one, 'id'), field(one, 'key'), field(two, 'id')]);
+  });
+
   test('GraphQL scrollAcrossLineage answers in DataHub shapes', async () => {
     const query = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { nextScrollId total truncated truncatedBy
       searchResults { degree entity { urn type ... on Dataset { name platform { name } properties { description } } } paths { path { urn type } } } } }`;

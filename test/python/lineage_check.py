@@ -106,8 +106,11 @@ def get_max_hops_three():
 def get_column():
     res = client.lineage.get_lineage(source_urn=B, source_column="id", direction="upstream")
     got = [(r.urn, r.hops, r.type) for r in res]
-    assert got == [(field(A, "id"), 1, "SCHEMA_FIELD")], got
+    # As DataHub's scrollAcrossLineage answers a column's lineage: the datasets holding the columns, the column path in
+    # each result's paths (DataHub's test_lineage_sdk.py asserts the same).
+    assert got == [(A, 1, "DATASET")], got
     assert [p.column_name for p in res[0].paths] == ["id", "id"], res[0].paths
+    assert [p.urn for p in res[0].paths] == [field(B, "id"), field(A, "id")], res[0].paths
     return {"results": got}
 
 

@@ -3,7 +3,7 @@ import { dataPlatformInstance, status } from '../../model/aspects';
 import { InvalidInputError } from '../../model/errors';
 import type { Registry } from '../../model/registry';
 import { platformName, tryParseUrn } from '../../model/urn';
-import type { LineageDirection, LineageFilterGroup, LineagePage, LineageQuery, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
+import type { AspectValues, LineageDirection, LineageFilterGroup, LineagePage, LineageQuery, LineageRow, LineageStore } from '../../stores/graph/lineage-store';
 
 export type { AspectValues } from '../../stores/graph/lineage-store';
 
@@ -45,6 +45,12 @@ export interface LineageRequest {
   /** Results carry the aspects shown about each entity (default); false when only urns are answered (rest.li). */
   withAspects?: boolean;
   /**
+   * A column's lineage answered as the entities holding the columns (DataHub's SCHEMA_FIELD → DATASET grouping, which
+   * its scrollAcrossLineage always applies): each result is a column's parent, once, with every column path to it, and
+   * the type and platform filters apply to the parents.
+   */
+  columnsAsParents?: boolean;
+  /**
    * The caller's token's revocation check, when the caller lets the walk make it: the walk's first statement reads the
    * revocations (a lookup of its own would cost a round trip and a transaction), and settles the check or refuses the
    * request with the 401. A walk of another moment (asOfTime) looks the token up meanwhile instead.
@@ -71,7 +77,7 @@ export interface LineageResult {
    * there is one the entity has not (as of the walk's moment), not one left to read.
    */
   aspectsRead: string[];
-  results: (LineageRow & { direction: LineageDirection })[];
+  results: (LineageRow & { direction: LineageDirection; paths?: LineageRow['path'][] })[];
 }
 
 /** Entity types whose properties (name, description) a lineage result brings along: the lineage GraphQL types. */
@@ -116,14 +122,46 @@ export class LineageService {
     // Awaited by the caller before it answers; not an unhandled rejection meanwhile.
     if (revocation && asOf) revocation.confirm().catch(() => undefined);
     const tokens = token === null ? [] : [token];
-    const walk = (direction: LineageDirection) => (asOf ? this.asOf!.traverse({ ...plan.query, direction }, t) : this.store.traverse({ ...plan.query, direction, tokens }));
+    const grouped = request.columnsAsParents === true && plan.query.columns;
+    // Grouped to parents: every column reached (within the degrees asked), paged and filtered once grouped.
+    const query = grouped ? { ...plan.query, groups: plan.query.groups.map((g) => ({ ...g, types: null, platforms: null })), start: 0, count: this.limits.resultCap, aspects: [] } : plan.query;
+    const walk = (direction: LineageDirection) => (asOf ? this.asOf!.traverse({ ...query, direction }, t) : this.store.traverse({ ...query, direction, tokens }));
     const pages = await Promise.all(directions.map(walk));
     if (token !== null) {
       const revoked = pages.some((p) => p.revoked);
       revocation!.checkedByRead(revoked);
       if (revoked) throw revokedError(token);
     }
-    return this.merge(plan, directions, pages);
+    return grouped ? this.parentsOf(plan, directions, pages) : this.merge(plan, directions, pages);
+  }
+
+  /**
+   * Stage 3 of a column walk grouped to parents (LineageRequest.columnsAsParents): each column's parent once, at its
+   * nearest degree, with the paths of every column reached in it; the request's type, platform and degree filters
+   * applied to the parent; then the page. The parents' aspects are not read here (the answer's fields read them).
+   */
+  private parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[]): LineageResult {
+    const merged = this.merge({ ...plan, start: 0, count: Number.MAX_SAFE_INTEGER }, directions, pages);
+    const byParent = new Map<string, LineageResult['results'][number] & { paths: LineageRow['path'][] }>();
+    const none: AspectValues = { get: () => undefined };
+    for (const r of [...merged.results].sort((a, b) => a.degree - b.degree)) {
+      const parent = tryParseUrn(r.urn)?.parts[0];
+      const parentUrn = parent ? tryParseUrn(parent) : null;
+      if (!parentUrn) continue;
+      const known = byParent.get(parentUrn.raw);
+      if (known) known.paths.push(r.path);
+      else byParent.set(parentUrn.raw, { ...r, urn: parentUrn.raw, type: parentUrn.entityType, aspects: none, rev: null, paths: [r.path] });
+    }
+    const wanted = (r: { type: string; urn: string; degree: number }) =>
+      plan.query.groups.some(
+        (g) =>
+          (g.degrees === null || g.degrees.includes(r.degree)) &&
+          (g.types === null || g.types.includes(r.type)) &&
+          (g.platforms === null || g.platforms.includes(tryParseUrn(r.urn)?.parts[0] ?? '')),
+      );
+    const results = [...byParent.values()].filter(wanted).sort((a, b) => a.degree - b.degree || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+    const page = results.slice(plan.start, plan.start + plan.count);
+    return { ...merged, start: plan.start, count: page.length, total: results.length, aspectsRead: [], results: page };
   }
 
   /** Stage 1: validated bounds and filters. */
