@@ -162,3 +162,15 @@ CALL (page) {
   RETURN count(*) AS marked
 }
 RETURN CASE WHEN size(page) = 0 THEN null ELSE page[-1].urn END AS last, marked
+
+// @name vias
+// The nodes lineage edges pass through (DataHub's via nodes), for the edges of a page's paths: $pairs =
+// [[downstream, upstream], …]. A DownstreamOf edge (the only lineage relationship DataHub gives a via) keeps its query
+// as `via`; a data job's column edges pass through the job that owns them ($jobPrefix: how its urn starts). Of several
+// edges between two nodes, the least via.
+UNWIND $pairs AS p
+MATCH (d:Entity {urn: p[0]})-[r:DownstreamOf]->(u:Entity)
+WHERE u.urn = p[1]
+WITH p, CASE WHEN r.owner STARTS WITH $jobPrefix THEN r.owner ELSE r.via END AS via
+WHERE via IS NOT NULL
+RETURN p[0] AS downstream, p[1] AS upstream, min(via) AS via

@@ -18,13 +18,14 @@ CALL (e) {
   MATCH (e)-[:ASPECT]->(a:Aspect)
   RETURN collect({name: a.name, value: a.value, hash: a.hash}) AS aspects
 }
-// The edges the entity's aspects own now (`aspect|type|target`) and its column edges (`aspect|source|target`): an
-// aspect whose edges are already exactly what its value projects needs no write.
+// The edges the entity's aspects own now (`aspect|type|target`) and its column edges (`aspect|source|target`), each
+// with the node it passes through after a NUL as the write path keys them: an aspect whose edges are already exactly
+// what its value projects needs no write.
 CALL (e) {
   // Hinted for the reason given in writes.cypher `lock`.
   OPTIONAL MATCH (f:Entity)-[c:DownstreamOf {owner: e.urn}]->(u:Entity)
   USING INDEX SEEK c:DownstreamOf(owner)
-  RETURN collect(c.aspect + '|' + f.urn + '|' + u.urn) AS columnEdges
+  RETURN collect(c.aspect + '|' + f.urn + '|' + u.urn + coalesce('\u0000' + c.via, '')) AS columnEdges
 }
 RETURN e.urn AS urn, e.rev AS rev, e.type AS entityType, aspects, columnEdges,
-       [(e)-[r]->(t:Entity) WHERE r.aspect IS NOT NULL | r.aspect + '|' + type(r) + '|' + t.urn] AS edges
+       [(e)-[r]->(t:Entity) WHERE r.aspect IS NOT NULL | r.aspect + '|' + type(r) + '|' + t.urn + coalesce('\u0000' + r.via, '')] AS edges

@@ -38,8 +38,9 @@ REMOVE e._LOCK_
 SET e.rev = CASE WHEN coalesce(previousRev, 0) >= $revFloor THEN previousRev + 1 ELSE $revFloor END
 WITH x, e, created, previousRev
 CALL (x, e) {
-  // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each).
-  WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn]] AS owned
+  // The entity's edges of those aspects, expanded once (per aspect, its ASPECT links were walked again for each), keyed
+  // as the write path keys them (prepare.ts edgeKey: the node an edge passes through after a NUL).
+  WITH x, e, [(e)-[r]->(t:Entity) WHERE x.all OR r.aspect IN x.names | [r.aspect, type(r) + '|' + t.urn + coalesce('\u0000' + r.via, '')]] AS owned
   // Owned edges between schemaField nodes, sought in the relationship index on owner, once per entity and only for
   // an entity whose column lineage the group needs (per aspect, the seek ran for every aspect row: a tenth of the lock's
   // CPU for a restore page). The hint keeps the plan a seek: planned while the graph had dataset-level lineage but few
@@ -50,7 +51,7 @@ CALL (x, e) {
     MATCH (f:Entity)-[c:DownstreamOf {owner: x.urn}]->(u:Entity)
     USING INDEX SEEK c:DownstreamOf(owner)
     WHERE c.aspect IN x.columns
-    RETURN collect([c.aspect, f.urn + '|' + u.urn]) AS columns
+    RETURN collect([c.aspect, f.urn + '|' + u.urn + coalesce('\u0000' + c.via, '')]) AS columns
   }
   OPTIONAL MATCH (e)-[:ASPECT]->(a:Aspect)
   WHERE x.all OR a.name IN x.names OR a.name IN x.present
@@ -256,14 +257,15 @@ CALL (targetNodes) {
   MATCH (e) WHERE elementId(e) = x.node
   WITH e, x, targetNodes[toInteger(x.t)] AS t
   CREATE (e)-[r:$(x.type)]->(t)
-  SET r.aspect = x.aspect, r.isLineage = x.isLineage
+  SET r.aspect = x.aspect, r.isLineage = x.isLineage, r.via = x.via
 }
-// New column-level lineage edges, from the downstream schemaField to the upstream one, owned by (owner, aspect).
+// New column-level lineage edges, from the downstream schemaField to the upstream one, owned by (owner, aspect); `via`:
+// the query the lineage names (a data job's edges pass through their owner, which the lineage walk reads instead).
 CALL (targetNodes) {
   UNWIND $plan.createColumnEdges AS x
   WITH x, targetNodes[toInteger(x.s)] AS f, targetNodes[toInteger(x.t)] AS u
   CREATE (f)-[r:DownstreamOf]->(u)
-  SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true
+  SET r.aspect = x.aspect, r.owner = x.owner, r.isLineage = true, r.via = x.via
 }
 // Per entity, each stage over only the entities with that work: an outbox entry where anything changed, the placeholder
 // flag cleared once it has aspects, the soft-delete flag, and last a wiped entity without aspects left goes away unless

@@ -48,6 +48,19 @@ export interface RelationshipField {
    * false when the target is downstream of it (Produces).
    */
   isUpstream: boolean;
+  /**
+   * DataHub's `via`: the node each edge passes through (an upstream's query), beside the target in the same item.
+   * `items` is the path to the items both sit in, `target` and `node` the paths from an item to each.
+   */
+  via?: { items: string[]; target: string[]; node: string[] };
+}
+
+/** An edge an aspect value projects; `via`: the node it passes through (DataHub's lineage edges' query). */
+export interface ProjectedEdge {
+  type: string;
+  target: string;
+  isLineage: boolean;
+  via?: string;
 }
 
 export interface UrnField {
@@ -96,7 +109,7 @@ interface JsonSchema {
   items?: JsonSchema;
   'x-aspect'?: { name: string; recordName: string; timeseries?: boolean };
   'x-key'?: { entity: string; parts: string[] };
-  'x-relationship'?: { name: string; entityTypes: string[]; isLineage?: boolean; isUpstream?: boolean };
+  'x-relationship'?: { name: string; entityTypes: string[]; isLineage?: boolean; isUpstream?: boolean; via?: string };
   'x-searchable'?: Partial<SearchableField> & { fieldName: string; fieldType: SearchFieldType };
   'x-urn'?: { entityTypes: string[] };
   [k: string]: unknown;
@@ -152,6 +165,19 @@ function describeAjvError(e: ErrorObject): { path: string; message: string } {
   return { path, message: e.message ?? 'is invalid' };
 }
 
+/**
+ * A relationship's `via` (DataHub's aspect-rooted path: upstreams, any item, query) against the relationship's own
+ * path (upstreams, any item, dataset): the items both sit in (up to their last common `*`) and each one's path from an
+ * item.
+ */
+function viaSteps(path: string[], via: string, aspect: string): { items: string[]; target: string[]; node: string[] } {
+  const node = via.split('/').filter((s) => s.length > 0);
+  let last = -1;
+  for (let i = 0; i < Math.min(path.length, node.length) && path[i] === node[i]; i++) if (path[i] === '*') last = i;
+  if (last < 0) throw new Error(`aspect ${aspect}: relationship at ${path.join('/')} has a via (${via}) outside its items`);
+  return { items: path.slice(0, last), target: path.slice(last + 1), node: node.slice(last + 1) };
+}
+
 export class Registry {
   readonly entities = new Map<string, EntitySpec>();
   readonly aspects = new Map<string, AspectSpec>();
@@ -190,7 +216,14 @@ export class Registry {
       walk(schema, [], (node, path) => {
         const rel = node['x-relationship'];
         if (rel) {
-          spec.relationships.push({ path, name: rel.name, entityTypes: rel.entityTypes, isLineage: rel.isLineage ?? false, isUpstream: rel.isUpstream ?? true });
+          spec.relationships.push({
+            path,
+            name: rel.name,
+            entityTypes: rel.entityTypes,
+            isLineage: rel.isLineage ?? false,
+            isUpstream: rel.isUpstream ?? true,
+            ...(rel.via ? { via: viaSteps(path, rel.via, meta.name) } : {}),
+          });
         }
         const urn = node['x-urn'];
         if (rel || urn) spec.urnFields.push({ path, entityTypes: (rel ?? urn)!.entityTypes, edge: Boolean(rel) });
@@ -457,11 +490,27 @@ export class Registry {
     return out;
   }
 
-  /** Edges an aspect value implies: relationship name, target URN and whether it is lineage, de-duplicated. */
-  edgesOf(aspect: AspectSpec, value: Record<string, unknown>): { type: string; target: string; isLineage: boolean }[] {
+  /**
+   * Edges an aspect value implies: relationship name, target URN, whether it is lineage and the node it passes through
+   * (the first one named, when one target is named twice), de-duplicated.
+   */
+  edgesOf(aspect: AspectSpec, value: Record<string, unknown>): ProjectedEdge[] {
     const seen = new Set<string>();
-    const edges: { type: string; target: string; isLineage: boolean }[] = [];
+    const edges: ProjectedEdge[] = [];
     for (const rel of aspect.relationships) {
+      if (rel.via) {
+        for (const item of valuesAt(value, rel.via.items)) {
+          const node = valuesAt(item, rel.via.node)[0];
+          for (const v of valuesAt(item, rel.via.target)) {
+            const key = `${rel.name}\u0000${String(v)}`;
+            if (typeof v === 'string' && !seen.has(key)) {
+              seen.add(key);
+              edges.push(typeof node === 'string' ? { type: rel.name, target: v, isLineage: rel.isLineage, via: node } : { type: rel.name, target: v, isLineage: rel.isLineage });
+            }
+          }
+        }
+        continue;
+      }
       for (const v of valuesAt(value, rel.path)) {
         const key = `${rel.name}\u0000${String(v)}`;
         if (typeof v === 'string' && !seen.has(key)) {

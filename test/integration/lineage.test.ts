@@ -243,6 +243,67 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
     expect(columns.body.data.searchAcrossLineage.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([field(one, 'id'), field(one, 'key'), field(two, 'id')]);
   });
 
+  test("paths hold the nodes edges pass through, as DataHub's: an upstream's query, a job's column lineage (the job a result of its own)", async () => {
+    const [src, mid, out] = [ds('viasrc'), ds('viamid'), ds('viaout')];
+    const query = `urn:${ns}:query:${id}-q`;
+    const job = `urn:${ns}:dataJob:(urn:${ns}:dataFlow:(airflow,${id}-flow,PROD),${id}-job)`;
+    const withQuery = (q: string | null) =>
+      propose(mid, 'upstreamLineage', {
+        upstreams: [{ dataset: src, type: 'TRANSFORMED', auditStamp: { time: 0, actor: `urn:${ns}:corpuser:x` }, ...(q ? { query: q } : {}) }],
+        fineGrainedLineages: [{ upstreamType: 'FIELD_SET', upstreams: [field(src, 'a')], downstreamType: 'FIELD', downstreams: [field(mid, 'a')], ...(q ? { query: q } : {}) }],
+      });
+    expect((await withQuery(query)).status).toBe(200);
+    created.add(job);
+    const jobWrite = await svc.call('POST', '/aspects?action=ingestProposal', {
+      proposal: {
+        entityType: 'dataJob', entityUrn: job, changeType: 'UPSERT', aspectName: 'dataJobInputOutput',
+        aspect: { contentType: 'application/json', value: JSON.stringify({ inputDatasets: [mid], outputDatasets: [out], fineGrainedLineages: [{ upstreamType: 'FIELD_SET', upstreams: [field(mid, 'a')], downstreamType: 'FIELD', downstreams: [field(out, 'a')] }] }) },
+      },
+    });
+    expect(jobWrite.status).toBe(200);
+    const restPaths = async (urn: string) => {
+      const res = await lineage({ urn: src, direction: 'DOWNSTREAM', maxHops: 3 });
+      return (res.body.value.entities as { entity: string; paths: { path: string[] }[] }[]).find((e) => e.entity === urn)?.paths.map((p) => p.path);
+    };
+    // Dataset level: the query sits between the datasets; the job is a node of the walk as before.
+    expect(await restPaths(mid)).toEqual([[src, query, mid]]);
+    expect(await restPaths(out)).toEqual([[src, query, mid, job, out]]);
+
+    const sal = `query($input: SearchAcrossLineageInput!) { searchAcrossLineage(input: $input) { searchResults { degree entity { urn } paths { path { urn } } } } }`;
+    const grouped = { groupingSpec: { groupingCriteria: [{ baseEntityType: 'SCHEMA_FIELD', groupingEntityType: 'DATASET' }] } };
+    const columnWalk = async (urn: string, direction: string, degree?: string) => {
+      const res = await svc.call('POST', '/api/graphql', {
+        query: sal,
+        variables: { input: { urn, direction, query: '*', count: 20, searchFlags: grouped, ...(degree ? { orFilters: [{ and: [{ field: 'degree', condition: 'EQUAL', values: [degree] }] }] } : {}) } },
+      }, bearer(token));
+      expect(res.body.errors).toBeUndefined();
+      return Object.fromEntries(
+        (res.body.data.searchAcrossLineage.searchResults as { degree: number; entity: { urn: string }; paths: { path: { urn: string }[] }[] }[]).map((r) => [r.entity.urn, { degree: r.degree, paths: r.paths.map((p) => p.path.map((n) => n.urn)) }]),
+      );
+    };
+    // Column level, downstream: the query is only passed through; the job is a result at the degree of the column it leads to.
+    expect(await columnWalk(field(src, 'a'), 'DOWNSTREAM')).toEqual({
+      [mid]: { degree: 1, paths: [[field(src, 'a'), query, field(mid, 'a')]] },
+      [job]: { degree: 2, paths: [[field(src, 'a'), query, field(mid, 'a'), job]] },
+      [out]: { degree: 2, paths: [[field(src, 'a'), query, field(mid, 'a'), job, field(out, 'a')]] },
+    });
+    expect(Object.keys(await columnWalk(field(src, 'a'), 'DOWNSTREAM', '1'))).toEqual([mid]);
+    // Upstream, the same nodes in walk order.
+    expect(await columnWalk(field(out, 'a'), 'UPSTREAM')).toEqual({
+      [mid]: { degree: 1, paths: [[field(out, 'a'), job, field(mid, 'a')]] },
+      [job]: { degree: 1, paths: [[field(out, 'a'), job]] },
+      [src]: { degree: 2, paths: [[field(out, 'a'), job, field(mid, 'a'), query, field(src, 'a')]] },
+    });
+    // Another query replaces the edges' via; none leaves plain edges.
+    const other = `${query}-2`;
+    await withQuery(other);
+    expect(await restPaths(mid)).toEqual([[src, other, mid]]);
+    expect((await columnWalk(field(src, 'a'), 'DOWNSTREAM', '1'))[mid].paths).toEqual([[field(src, 'a'), other, field(mid, 'a')]]);
+    await withQuery(null);
+    expect(await restPaths(mid)).toEqual([[src, mid]]);
+    expect((await columnWalk(field(src, 'a'), 'DOWNSTREAM', '1'))[mid].paths).toEqual([[field(src, 'a'), field(mid, 'a')]]);
+  });
+
   test('GraphQL scrollAcrossLineage answers in DataHub shapes', async () => {
     const query = `query scrollAcrossLineage($input: ScrollAcrossLineageInput!) { scrollAcrossLineage(input: $input) { nextScrollId total truncated truncatedBy
       searchResults { degree entity { urn type ... on Dataset { name platform { name } properties { description } } } paths { path { urn type } } } } }`;

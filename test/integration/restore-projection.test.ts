@@ -5,7 +5,7 @@ import { bearer, mintToken, startTestService, uniqueId, type TestService } from 
 /**
  * One projection: the edges restoreIndices rebuilds are exactly those the writes made. Random aspects of several entity
  * types (owners, tags, terms, field-level tags, dataset and column lineage, chart inputs, dashboard contents, job inputs
- * and outputs, group members; data jobs written without their key aspect) are written, every edge they made is wiped
+ * and outputs, group members; data jobs written without their key aspect; lineage through queries) are written, every edge they made is wiped
  * in Neo4j, the entities are restored, and the edge set must come back exactly.
  */
 
@@ -18,7 +18,7 @@ const model = fc.record({
       tags: fc.option(idx(4), { nil: undefined }),
       terms: fc.option(idx(3), { nil: undefined }),
       fieldTags: fc.option(idx(4, 2), { nil: undefined }),
-      upstreams: fc.option(fc.array(fc.record({ dataset: fc.integer({ min: 0, max: 3 }), columns: idx(3, 2) }), { maxLength: 2 }), { nil: undefined }),
+      upstreams: fc.option(fc.array(fc.record({ dataset: fc.integer({ min: 0, max: 3 }), columns: idx(3, 2), query: fc.boolean() }), { maxLength: 2 }), { nil: undefined }),
     }),
     { minLength: 1, maxLength: 4 },
   ),
@@ -55,6 +55,7 @@ describe('restore rebuilds exactly the edges the writes made', () => {
     const chart = (i: number) => `urn:li:chart:(looker,${id}_c${i})`;
     const flow = `urn:li:dataFlow:(airflow,${id}_flow,prod)`;
     const job = (i: number) => `urn:li:dataJob:(${flow},${id}_j${i})`;
+    const query = (i: number) => `urn:li:query:${id}_q${i}`;
     const stamp = { time: 0, actor: 'urn:li:corpuser:x' };
     const out: { entityUrn: string; aspectName: string; value: unknown }[] = [];
     const add = (entityUrn: string, aspectName: string, value: unknown) => out.push({ entityUrn, aspectName, value });
@@ -81,10 +82,10 @@ describe('restore rebuilds exactly the edges the writes made', () => {
       const ups = (d.upstreams ?? []).filter((u) => u.dataset !== i && u.dataset < m.datasets.length);
       if (ups.length > 0) {
         add(dataset(i), 'upstreamLineage', {
-          upstreams: ups.map((u) => ({ dataset: dataset(u.dataset), type: 'TRANSFORMED', auditStamp: stamp })),
+          upstreams: ups.map((u) => ({ dataset: dataset(u.dataset), type: 'TRANSFORMED', auditStamp: stamp, ...(u.query ? { query: query(u.dataset) } : {}) })),
           fineGrainedLineages: ups
             .filter((u) => u.columns.length > 0)
-            .map((u) => ({ upstreamType: 'FIELD_SET', upstreams: u.columns.map((c) => field(u.dataset, c)), downstreamType: 'FIELD', downstreams: [field(i, 0)] })),
+            .map((u) => ({ upstreamType: 'FIELD_SET', upstreams: u.columns.map((c) => field(u.dataset, c)), downstreamType: 'FIELD', downstreams: [field(i, 0)], ...(u.query ? { query: query(u.dataset) } : {}) })),
         });
       }
     });
@@ -111,7 +112,7 @@ describe('restore rebuilds exactly the edges the writes made', () => {
     try {
       const result = await session.run(
         `MATCH (e:Entity)-[r]->(t:Entity) WHERE e.urn CONTAINS $id
-         RETURN e.urn + ' -' + type(r) + '[' + r.aspect + coalesce(',' + r.owner, '') + ']-> ' + t.urn AS edge`,
+         RETURN e.urn + ' -' + type(r) + '[' + r.aspect + coalesce(',' + r.owner, '') + coalesce(',via ' + r.via, '') + ']-> ' + t.urn AS edge`,
         { id },
       );
       return result.records.map((r) => r.get('edge') as string).sort();
@@ -121,10 +122,11 @@ describe('restore rebuilds exactly the edges the writes made', () => {
   }
 
   /**
-   * Damages the edges the writes made: all gone, every other one gone (column edges included), or a stale edge added
-   * to each aspect that owns edges (to another entity of the test); `none` leaves them as they are.
+   * Damages the edges the writes made: all gone, every other one gone (column edges included), a stale edge added
+   * to each aspect that owns edges (to another entity of the test), or the nodes they pass through forgotten (as edges
+   * written before they were kept); `none` leaves them as they are.
    */
-  async function damage(id: string, how: 'all' | 'some' | 'stale' | 'none'): Promise<void> {
+  async function damage(id: string, how: 'all' | 'some' | 'stale' | 'via' | 'none'): Promise<void> {
     const statements = {
       all: 'MATCH (e:Entity)-[r]->(:Entity) WHERE e.urn CONTAINS $id DELETE r',
       some: `MATCH (e:Entity)-[r]->(t:Entity) WHERE e.urn CONTAINS $id
@@ -136,6 +138,7 @@ describe('restore rebuilds exactly the edges the writes made', () => {
               WITH e, aspect, type, min(stale.urn) AS target
               MATCH (t:Entity {urn: target})
               CREATE (e)-[s:$(type)]->(t) SET s.aspect = aspect`,
+      via: 'MATCH (e:Entity)-[r]->(:Entity) WHERE e.urn CONTAINS $id AND r.via IS NOT NULL REMOVE r.via',
       none: null,
     };
     const statement = statements[how];
@@ -150,7 +153,7 @@ describe('restore rebuilds exactly the edges the writes made', () => {
 
   it('for random aspects of many entity types, whatever was left of the edges', async () => {
     await fc.assert(
-      fc.asyncProperty(model, fc.constantFrom('all' as const, 'some' as const, 'stale' as const, 'none' as const), async (m, how) => {
+      fc.asyncProperty(model, fc.constantFrom('all' as const, 'some' as const, 'stale' as const, 'via' as const, 'none' as const), async (m, how) => {
         const id = uniqueId('rp');
         const written = proposals(id, m).map((p) => ({
           entityUrn: p.entityUrn,
@@ -172,7 +175,7 @@ describe('restore rebuilds exactly the edges the writes made', () => {
         }
         expect(await edges(id)).toEqual(made);
       }),
-      { numRuns: 12 },
+      { numRuns: 15 },
     );
   });
 });

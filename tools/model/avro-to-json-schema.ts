@@ -266,6 +266,8 @@ function relationshipOf(raw: Record<string, unknown>): JsonObject {
   const out: JsonObject = { name: String(raw.name), entityTypes: ((raw.entityTypes as string[]) ?? []).slice() };
   if (raw.isLineage === true) out.isLineage = true;
   if (raw.isUpstream === false) out.isUpstream = false;
+  // The node an edge passes through (a lineage edge's query), as DataHub's aspect-rooted path: `upstreams/*/query`.
+  if (typeof raw.via === 'string') out.via = raw.via;
   return out;
 }
 

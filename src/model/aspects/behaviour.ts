@@ -29,8 +29,8 @@ export interface PatchTemplate {
 export interface AspectBehaviour {
   readonly name: string;
   patch?: PatchTemplate;
-  /** Column-level lineage the value implies: DownstreamOf edges between schemaField urns. */
-  columnEdges?(value: Json, namespace: string): { source: string; target: string }[];
+  /** Column-level lineage the value implies: DownstreamOf edges between schemaField urns (via: a query they pass through). */
+  columnEdges?(value: Json, namespace: string): { source: string; target: string; via?: string }[];
   /** The value an entity gets when it lacks the aspect; the context is what the same request says of the entity. */
   defaultValue?(urn: Urn, context?: BrowsePathContext): Json;
   /** What a value written in the same request tells the default browse paths of its entity. */

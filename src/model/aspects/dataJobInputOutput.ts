@@ -1,5 +1,5 @@
 import type { AspectBehaviour } from './behaviour';
-import { fineGrainedColumnEdges } from './fine-grained-lineage';
+import { jobColumnEdges } from './fine-grained-lineage';
 
 export const dataJobInputOutput: AspectBehaviour = {
   name: 'dataJobInputOutput',
@@ -17,5 +17,5 @@ export const dataJobInputOutput: AspectBehaviour = {
     initial: () => ({ inputDatasets: [], outputDatasets: [] }),
     fineGrainedLineages: true,
   },
-  columnEdges: fineGrainedColumnEdges,
+  columnEdges: jobColumnEdges,
 };

@@ -91,10 +91,12 @@ function shownAspects(registry: Registry): string[] {
 
 /**
  * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (breadth-first, per direction),
- * merge and page. Which edges are lineage, and their direction, come from the model.
+ * merge and page, then the nodes the page's edges pass through. Which edges are lineage, and their direction, come from the model.
  */
 export class LineageService {
   private readonly shown: string[];
+  /** `downstreamType>upstreamType` of the edges that can pass through a node (viaEdgeEnds). */
+  private readonly viaEnds: ReadonlySet<string>;
 
   constructor(
     private readonly registry: Registry,
@@ -103,6 +105,7 @@ export class LineageService {
     private readonly asOf: AsOfWalker | null = null,
   ) {
     this.shown = shownAspects(registry);
+    this.viaEnds = viaEdgeEnds(registry);
   }
 
   /** The namespace of this service's urns (platform urns in filters and answers). */
@@ -132,7 +135,30 @@ export class LineageService {
       revocation!.checkedByRead(revoked);
       if (revoked) throw revokedError(token);
     }
-    return grouped ? this.parentsOf(plan, directions, pages) : this.merge(plan, directions, pages);
+    if (grouped) return this.parentsOf(plan, directions, pages, !asOf);
+    const merged = this.merge(plan, directions, pages);
+    // The edges' via nodes are kept for the current graph only: a walk of another moment answers its plain paths.
+    if (!asOf) await this.passThrough(merged.results);
+    return merged;
+  }
+
+  /**
+   * Stage 4: each path with the nodes its edges pass through (DataHub's via nodes: the query of an upstream lineage,
+   * the data job of a job's column lineage), as DataHub's paths hold them: [upstream, query, downstream]. Read for the
+   * page's paths only, in one statement, and only for edges that can have one.
+   */
+  private async passThrough(rows: { direction: LineageDirection; path: LineageRow['path'] }[]): Promise<Map<string, string>> {
+    const pairs = new Map<string, [string, string]>();
+    for (const r of rows) {
+      for (let i = 0; i + 1 < r.path.length; i++) {
+        const [down, up] = r.direction === 'UPSTREAM' ? [r.path[i], r.path[i + 1]] : [r.path[i + 1], r.path[i]];
+        if (this.viaEnds.has(`${down.type}>${up.type}`)) pairs.set(`${down.urn}|${up.urn}`, [down.urn, up.urn]);
+      }
+    }
+    const vias = await this.store.viasOf([...pairs.values()]);
+    if (vias.size === 0) return vias;
+    for (const r of rows) r.path = withVias(r.path, r.direction, vias);
+    return vias;
   }
 
   /**
@@ -140,11 +166,22 @@ export class LineageService {
    * nearest degree, with the paths of every column reached in it; the request's type, platform and degree filters
    * applied to the parent; then the page. The parents' aspects are not read here (the answer's fields read them).
    */
-  private parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[]): LineageResult {
+  private async parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[], vias: boolean): Promise<LineageResult> {
     const merged = this.merge({ ...plan, start: 0, count: Number.MAX_SAFE_INTEGER }, directions, pages);
+    // Column paths with their via nodes: a column's last edge through a data job (not a query, a passing node only)
+    // makes the job a result too, at the column's degree, with the path up to it, as DataHub answers it.
+    const passed = vias ? await this.passThrough(merged.results) : new Map<string, string>();
     const byParent = new Map<string, LineageResult['results'][number] & { paths: LineageRow['path'][] }>();
     const none: AspectValues = { get: () => undefined };
     for (const r of [...merged.results].sort((a, b) => a.degree - b.degree)) {
+      const via = passed.size > 0 && r.path.length >= 3 ? r.path[r.path.length - 2] : null;
+      if (via && via.type !== QUERY && via.type !== SCHEMA_FIELD) {
+        const toVia = r.path.slice(0, -1);
+        const known = byParent.get(via.urn);
+        const text = toVia.map((p) => p.urn).join(' ');
+        if (!known) byParent.set(via.urn, { ...r, urn: via.urn, type: via.type, aspects: none, rev: null, paths: [toVia] });
+        else if (!known.paths.some((p) => p.map((n) => n.urn).join(' ') === text)) known.paths.push(toVia);
+      }
       const parent = tryParseUrn(r.urn)?.parts[0];
       const parentUrn = parent ? tryParseUrn(parent) : null;
       if (!parentUrn) continue;
@@ -237,6 +274,40 @@ export class LineageService {
       results,
     };
   }
+}
+
+const SCHEMA_FIELD = 'schemaField';
+/** A query is a passing node only: DataHub never answers it as a lineage result. */
+const QUERY = 'query';
+
+/**
+ * The (downstream type, upstream type) of the edges that can pass through a node: those of a relationship with a via
+ * (an upstream lineage's query: dataset to dataset) and column lineage (schemaField to schemaField).
+ */
+function viaEdgeEnds(registry: Registry): Set<string> {
+  const ends = new Set<string>([`${SCHEMA_FIELD}>${SCHEMA_FIELD}`]);
+  for (const aspect of registry.aspects.values()) {
+    for (const rel of aspect.relationships) {
+      if (!rel.via) continue;
+      for (const entity of registry.entities.values()) {
+        if (!entity.aspects.has(aspect.name)) continue;
+        for (const target of rel.entityTypes) ends.add(rel.isUpstream ? `${entity.name}>${target}` : `${target}>${entity.name}`);
+      }
+    }
+  }
+  return ends;
+}
+
+/** A path with the node each edge passes through between its ends (vias by `downstream|upstream`). */
+function withVias(path: LineageRow['path'], direction: LineageDirection, vias: Map<string, string>): LineageRow['path'] {
+  const out: LineageRow['path'] = [path[0]];
+  for (let i = 1; i < path.length; i++) {
+    const [down, up] = direction === 'UPSTREAM' ? [path[i - 1], path[i]] : [path[i], path[i - 1]];
+    const via = vias.get(`${down.urn}|${up.urn}`);
+    if (via !== undefined) out.push({ urn: via, type: tryParseUrn(via)?.entityType ?? 'unknown' });
+    out.push(path[i]);
+  }
+  return out;
 }
 
 function range(from: number, to: number): number[] {

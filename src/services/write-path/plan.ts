@@ -3,7 +3,7 @@ import { makeUrn } from '../../model/urn';
 import type { ApplyParams, LockedEntity as StoredLockedEntity, PlanLocked } from '../../stores/graph/aspect-store';
 import { COLUMN_LINEAGE_ASPECTS } from '../lineage/column-edges';
 import { conditionHolds, withVersion, type WriteCondition } from './conditions';
-import { columnEdgeKey, edgeKey, indexedRunOf } from './prepare';
+import { columnEdgeKey, edgeKey, indexedRunOf, VIA_MARK } from './prepare';
 
 /*
  * The contract with cypher/writes.cypher: what `lock` is asked for (LockRequest) and returns (LockedEntity,
@@ -84,9 +84,9 @@ export type GroupPlan = {
   removeEdges: { urn: string; node: string | null; aspect: string; type: string; target: string }[];
   targets: { urn: string; type: string }[];
   /** `t` (and `s` of a column edge): the position of the edge's target (source) in `targets`. */
-  createEdges: { urn: string; node: string | null; aspect: string; type: string; target: string; t: number; isLineage: boolean }[];
+  createEdges: { urn: string; node: string | null; aspect: string; type: string; target: string; t: number; isLineage: boolean; via?: string }[];
   removeColumnEdges: { owner: string; aspect: string; source: string; target: string }[];
-  createColumnEdges: { owner: string; aspect: string; source: string; target: string; s: number; t: number }[];
+  createColumnEdges: { owner: string; aspect: string; source: string; target: string; s: number; t: number; via?: string }[];
   /**
    * `markers`: pending-delete markers the outbox entry keeps until the indexer has applied it. `removed`: the entity is
    * soft-deleted by its status aspect as this group leaves it (kept on the entity node for lineage walks), null when
@@ -100,6 +100,8 @@ export interface Edge {
   target: string;
   targetType: string;
   isLineage: boolean;
+  /** The node the edge passes through (a lineage edge's query), kept as the edge property `via`. */
+  via?: string;
 }
 
 /** A value ready to store: serialized, hashed, with the edges it projects. */
@@ -119,6 +121,8 @@ export type ProjectedEdges = Pick<Projected, 'edges' | 'columnEdges'>;
 export interface ColumnEdge {
   source: string;
   target: string;
+  /** The query the column lineage names, kept as the edge property `via`. */
+  via?: string;
 }
 
 /** One logical write. Items of a unit are applied in order; a group applies its units in arrival order. */
@@ -334,8 +338,8 @@ export function applyParameters(plan: GroupPlan): ApplyParams {
     removeEdges: plan.removeEdges,
     removeColumnEdges: plan.removeColumnEdges,
     targets: plan.targets,
-    createEdges: plan.createEdges.map(({ node, aspect, type, t, isLineage }) => ({ node, aspect, type, t, isLineage })),
-    createColumnEdges: plan.createColumnEdges.map(({ owner, aspect, s, t }) => ({ owner, aspect, s, t })),
+    createEdges: plan.createEdges.map(({ node, aspect, type, t, isLineage, via }) => (via ? { node, aspect, type, t, isLineage, via } : { node, aspect, type, t, isLineage })),
+    createColumnEdges: plan.createColumnEdges.map(({ owner, aspect, s, t, via }) => (via ? { owner, aspect, s, t, via } : { owner, aspect, s, t })),
     outbox: entities.filter((e) => e.changed).map(({ urn, node, markers }) => ({ urn, node, markers })),
     unplaceholders: entities.filter((e) => e.hasAspects && e.placeholder).map(({ node }) => ({ node })),
     softDeletes: entities.filter((e) => e.removed !== null).map(({ node, removed }) => ({ node, removed })),
@@ -655,16 +659,19 @@ function toPlan(entities: Map<string, EntityState>): GroupPlan {
       for (const k of storedEdges) {
         if (a.edges.has(k)) continue;
         const i = k.indexOf('|');
-        plan.removeEdges.push({ urn: e.urn, node, aspect: a.name, type: k.slice(0, i), target: k.slice(i + 1) });
+        plan.removeEdges.push({ urn: e.urn, node, aspect: a.name, type: k.slice(0, i), target: withoutVia(k.slice(i + 1)) });
       }
       for (const [k, edge] of a.edges) {
         if (storedEdges.has(k)) continue;
-        plan.createEdges.push({ urn: e.urn, node, aspect: a.name, type: edge.type, target: edge.target, t: -1, isLineage: edge.isLineage });
+        plan.createEdges.push({ urn: e.urn, node, aspect: a.name, type: edge.type, target: edge.target, t: -1, isLineage: edge.isLineage, ...(edge.via ? { via: edge.via } : {}) });
         if (!targets.has(edge.target)) targets.set(edge.target, edge.targetType);
       }
       const storedColumnEdges = stored ? a.storedColumnEdges : NO_KEYS;
       for (const k of storedColumnEdges) {
-        if (!a.columnEdges.has(k)) plan.removeColumnEdges.push({ owner: e.urn, aspect: a.name, ...splitColumnEdge(k) });
+        if (!a.columnEdges.has(k)) {
+          const { source, target } = splitColumnEdge(k);
+          plan.removeColumnEdges.push({ owner: e.urn, aspect: a.name, source, target });
+        }
       }
       for (const k of a.columnEdges) {
         if (storedColumnEdges.has(k)) continue;
@@ -715,7 +722,14 @@ function storedEdge(key: string): Edge {
 function splitColumnEdge(key: string): ColumnEdge {
   // schemaField urns contain no '|'; the separator is unambiguous.
   const i = key.indexOf('|');
-  return { source: key.slice(0, i), target: key.slice(i + 1) };
+  const v = key.indexOf(VIA_MARK, i);
+  return v < 0 ? { source: key.slice(0, i), target: key.slice(i + 1) } : { source: key.slice(0, i), target: key.slice(i + 1, v), via: key.slice(v + 1) };
+}
+
+/** The target of an edge key without the node it passes through. */
+function withoutVia(target: string): string {
+  const v = target.indexOf(VIA_MARK);
+  return v < 0 ? target : target.slice(0, v);
 }
 
 /**
@@ -739,8 +753,8 @@ export function rehearsalGroup(namespace: string, now = Date.now()): { requests:
       removeEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(0) }],
       removeColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2) }],
       targets: [{ urn: field(1), type: 'schemaField' }, { urn: field(2), type: 'schemaField' }],
-      createEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(1), t: 0, isLineage: false }],
-      createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2), s: 0, t: 1 }],
+      createEdges: [{ urn, node, aspect: 'b', type: 'OwnedBy', target: field(1), t: 0, isLineage: false, via: field(2) }],
+      createColumnEdges: [{ owner: urn, aspect: 'b', source: field(1), target: field(2), s: 0, t: 1, via: field(0) }],
       entities: [{ urn, node, changed: true, hasAspects: true, wiped: false, markers: [], removed: true, placeholder: true }],
     });
   };

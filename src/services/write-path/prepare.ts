@@ -91,9 +91,14 @@ function conditioned(prepared: Prepared, condition: WriteCondition, changeType: 
   return { kind: 'upsert', write: { ...prepared.write, condition } };
 }
 
-/** How the plan keys an edge and a column edge (`type|target`, `source|target`), and a restore's check with it. */
-export const edgeKey = (e: { type: string; target: string }) => `${e.type}|${e.target}`;
-export const columnEdgeKey = (c: ColumnEdge) => `${c.source}|${c.target}`;
+/**
+ * How the plan keys an edge and a column edge (`type|target`, `source|target`, then VIA_MARK and the node the edge
+ * passes through, if any), and a restore's check with it: an edge whose via changed is replaced. The lock and restore
+ * statements key the stored edges the same way (cypher/writes.cypher, cypher/restore.cypher).
+ */
+export const VIA_MARK = '\u0000';
+export const edgeKey = (e: { type: string; target: string; via?: string }) => (e.via ? `${e.type}|${e.target}${VIA_MARK}${e.via}` : `${e.type}|${e.target}`);
+export const columnEdgeKey = (c: ColumnEdge) => (c.via ? `${c.source}|${c.target}${VIA_MARK}${c.via}` : `${c.source}|${c.target}`);
 
 /** Requests as WriteItems (and time-series events): parsed, validated and projected. */
 export class WritePreparer {

@@ -150,6 +150,8 @@ export class LineageStore {
 
   /** How a schemaField's urn starts: hops tell column nodes from the others by it. */
   private readonly schemaFieldPrefix: string;
+  /** How a data job's urn starts: its column lineage passes through it (viasOf). */
+  private readonly jobPrefix: string;
 
   /**
    * The page each walk answered last, by its query: the rows the same walk most likely answers again. Once the read
@@ -167,6 +169,7 @@ export class LineageStore {
     private readonly coherence: ReadCoherence | null = null,
   ) {
     this.schemaFieldPrefix = `urn:${urnNamespace}:schemaField:`;
+    this.jobPrefix = `urn:${urnNamespace}:dataJob:`;
     for (const name of edges.keys()) if (!IDENTIFIER.test(name)) throw new Error(`Lineage relationship name '${name}' is not a plain identifier`);
   }
 
@@ -240,6 +243,18 @@ export class LineageStore {
    * Gives entities written before the write path kept the soft-delete flag on the node their flag, page by page in urn
    * order; then hops read the flag. Once through, it is recorded and never runs again (in the background at start).
    */
+  /**
+   * The nodes lineage edges pass through (DataHub's via nodes: a lineage's query, a data job's column lineage), for
+   * `pairs` of [downstream, upstream] urns joined by a DownstreamOf edge: by `downstream|upstream`, only those with one.
+   */
+  async viasOf(pairs: [string, string][]): Promise<Map<string, string>> {
+    const vias = new Map<string, string>();
+    if (pairs.length === 0) return vias;
+    const records = await this.neo4j.query('lineage.vias', 'lineage/vias', { pairs, jobPrefix: this.jobPrefix }, { mode: 'READ' });
+    for (const r of records) vias.set(`${r.get('downstream') as string}|${r.get('upstream') as string}`, r.get('via') as string);
+    return vias;
+  }
+
   async flagEarlierSoftDeletes(batch = 5000): Promise<number> {
     if (this.flagComplete) return 0;
     let after = '';

@@ -29,6 +29,7 @@ export type StatementName =
   | 'lineage/lastHopCounted'
   | 'lineage/markSoftDeletedPage'
   | 'lineage/typesPresent'
+  | 'lineage/vias'
   | 'listing/countAspect'
   | 'listing/countAspectLike'
   | 'listing/latestOfType'
