@@ -28,6 +28,11 @@ CREATE CONSTRAINT revoked_token_unique IF NOT EXISTS FOR (t:RevokedToken) REQUIR
 // Column-level lineage edges (between schemaField nodes) are owned by the dataset whose upstreamLineage projected them.
 CREATE INDEX column_lineage_owner IF NOT EXISTS FOR ()-[r:DownstreamOf]-() ON (r.owner)
 
+// @name lineageViaIndex
+// Lineage edges that pass through a node (an upstream's query, `via`): a walk's first statement asks whether any
+// exists (cypher/lineage.cypher {{viasPresent}}), a scan of this index that stops at its first entry.
+CREATE INDEX lineage_via IF NOT EXISTS FOR ()-[r:DownstreamOf]-() ON (r.via)
+
 // @name serviceProcessUnique
 // Registrations of running service processes (cypher/processes.cypher).
 CREATE CONSTRAINT service_process_unique IF NOT EXISTS FOR (p:ServiceProcess) REQUIRE p.id IS UNIQUE

@@ -241,6 +241,13 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
       variables: { input: { urn: field(src, 'id'), direction: 'DOWNSTREAM', count: 10, searchFlags: sdk } },
     }, bearer(token));
     expect(columns.body.data.searchAcrossLineage.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([field(one, 'id'), field(one, 'key'), field(two, 'id')]);
+    // A soft-deleted dataset is hidden with its columns, as DataHub's index hides it, unless asked for.
+    await propose(two, 'status', { removed: true });
+    const shown = async (input: Record<string, unknown>) => (await scroll(input)).searchResults.map((r: { entity: { urn: string } }) => r.entity.urn);
+    expect(await shown({})).toEqual([one]);
+    expect(await shown({ orFilters: [{ and: [{ field: 'removed', values: ['true'], negated: false }] }] })).toEqual([one, two]);
+    await propose(two, 'status', { removed: false });
+    expect(await shown({})).toEqual([one, two]);
   });
 
   test("paths hold the nodes edges pass through, as DataHub's: an upstream's query, a job's column lineage (the job a result of its own)", async () => {

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger';
 import { CypherLibrary } from '../../src/stores/graph/cypher';
 import { Neo4jExecutor } from '../../src/stores/graph/neo4j-executor';
 import type { StatementName } from '../../src/stores/graph/statements.generated';
-import { expansion, FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN, TOKENS_REVOKED } from '../../src/stores/graph/lineage-store';
+import { expansion, FRONTIER_BY_ELEMENT_ID, FRONTIER_BY_URN, TOKENS_REVOKED, VIAS_PRESENT } from '../../src/stores/graph/lineage-store';
 import { uniqueId } from '../support/service';
 
 /** A statement without its own `CYPHER replan=…` option, which would conflict with the test's replan=force. */
@@ -115,7 +115,9 @@ describe('plans made on an empty database', () => {
   let driver: Driver;
   let url: string;
   /** Scans that are the statement's purpose: the outbox backlog count, the purge of expired token revocations, the peers. */
-  const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/, 'writes/apply': SERVICE_PROCESSES };
+  // A walk's first statement asks whether any lineage edge has a via: the via index's first entry.
+  const firstVia = /RelationshipIndexScan\S* .*v:DownstreamOf\(via\)/;
+  const intended: Record<string, RegExp> = { 'outbox/pending': /NodeByLabelScan.*:Outbox/, 'tokens/revoke': /NodeIndexScan.*old:RevokedToken/, 'writes/apply': SERVICE_PROCESSES, 'lineage/hop': firstVia, 'lineage/lastHopCounted': firstVia };
   const statements = ['writes', 'aspects', 'restore', 'outbox', 'relationships', 'search', 'tokens', 'tests', 'health', 'references', 'listing', 'history', 'lineage'].flatMap((file) => cypher.names(file));
   // The lineage hops are templates (HistoryStore and LineageStore fill in the relationship types walked out- and inwards).
   const text = (name: string) =>
@@ -129,6 +131,7 @@ describe('plans made on an empty database', () => {
       .replace('{{absentCounts}}', 'CALL () { MATCH ()-[r:UsedBy]->() RETURN count(r) AS absent0 }')
       .replace('{{absentFound}}', 'absent0 > 0')
       .replace('{{tokensRevoked}}', TOKENS_REVOKED)
+      .replace('{{viasPresent}}', VIAS_PRESENT)
       .replace('{{counts}}', 'CALL () { MATCH ()-[r:Produces]->() RETURN count(r) AS c0 }\nCALL () { MATCH ()-[r:DownstreamOf]->() RETURN count(r) AS c1 }')
       .replace('{{present}}', 'c0 > 0, c1 > 0')
       .replaceAll('{{creates}}', 'CREATE (probe)-[:Produces]->(probe)')
@@ -156,6 +159,12 @@ describe('plans made on an empty database', () => {
     expect(costly).toEqual([]);
   });
 
+  it("lineage/vias seeks both ends and checks the edge between them, never expanding a hub's edges", async () => {
+    const steps = details((await driver.executeQuery(`CYPHER replan=force EXPLAIN ${text('lineage/vias')}`, {}, { database: 'neo4j' })).summary.plan as never);
+    expect(steps.filter((s) => s.startsWith('Expand(Into)'))).toHaveLength(1);
+    expect(steps.filter((s) => s.startsWith('Expand(All)'))).toEqual([]);
+  });
+
   // Last: it writes to the database the tests above plan on.
   it('lineage/hop seeks its start by urn, later frontiers by element id, and expands from them, whether the catalog is empty or holds a few entities', async () => {
     // The hop is a template (LineageStore fills in the edge types stored along and against the walk, and expands only
@@ -167,6 +176,7 @@ describe('plans made on an empty database', () => {
         .replace('{{absentCounts}}', 'CALL () { MATCH ()-[r:UsedBy]->() RETURN count(r) AS absent0 }')
         .replace('{{absentFound}}', 'absent0 > 0')
         .replace('{{tokensRevoked}}', TOKENS_REVOKED)
+      .replace('{{viasPresent}}', VIAS_PRESENT)
         .replaceAll('{{back}}', back.join('|') || 'NoSuchType')
         .replaceAll('{{fwd}}', forward.join('|') || 'NoSuchType')
         .replaceAll('{{removed}}', 'coalesce(b.removed, false)');
@@ -176,7 +186,7 @@ describe('plans made on an empty database', () => {
       for (const [forward, back, sides] of [[['Produces'], ['DownstreamOf', 'Consumes'], 2], [[], ['DownstreamOf'], 1]] as const) {
         const [start, later] = [await explain(FRONTIER_BY_URN, [...forward], [...back]), await explain(FRONTIER_BY_ELEMENT_ID, [...forward], [...back])];
         for (const steps of [start, later]) {
-          expect(steps.filter((s) => SCAN.test(s.split(' ')[0]))).toEqual([]);
+          expect(steps.filter((s) => SCAN.test(s.split(' ')[0]) && !firstVia.test(s))).toEqual([]);
           // Each edge direction walked is walked out of the frontier node a, never into it from a neighbour found first.
           expect(steps.filter((s) => s.startsWith('Expand(All)') && /\(a\)/.test(s))).toHaveLength(sides);
         }

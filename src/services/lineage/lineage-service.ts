@@ -135,10 +135,11 @@ export class LineageService {
       revocation!.checkedByRead(revoked);
       if (revoked) throw revokedError(token);
     }
-    if (grouped) return this.parentsOf(plan, directions, pages, !asOf);
-    const merged = this.merge(plan, directions, pages);
     // The edges' via nodes are kept for the current graph only: a walk of another moment answers its plain paths.
-    if (!asOf) await this.passThrough(merged.results);
+    const vias = !asOf && pages.some((p) => p.vias === true);
+    if (grouped) return this.parentsOf(plan, directions, pages, !asOf, vias);
+    const merged = this.merge(plan, directions, pages);
+    if (vias) await this.passThrough(merged.results);
     return merged;
   }
 
@@ -163,10 +164,10 @@ export class LineageService {
 
   /**
    * Stage 3 of a column walk grouped to parents (LineageRequest.columnsAsParents): each column's parent once, at its
-   * nearest degree, with the paths of every column reached in it; the request's type, platform and degree filters
-   * applied to the parent; then the page. The parents' aspects are not read here (the answer's fields read them).
+   * nearest degree, with the paths of every column reached in it; the request's type, platform, degree and
+   * soft-delete filters applied to the parent; then the page. The parents' aspects are not read here (the answer's fields read them).
    */
-  private async parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[], vias: boolean): Promise<LineageResult> {
+  private async parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[], current: boolean, vias: boolean): Promise<LineageResult> {
     const merged = this.merge({ ...plan, start: 0, count: Number.MAX_SAFE_INTEGER }, directions, pages);
     // Column paths with their via nodes: a column's last edge through a data job (not a query, a passing node only)
     // makes the job a result too, at the column's degree, with the path up to it, as DataHub answers it.
@@ -189,9 +190,12 @@ export class LineageService {
       if (known) known.paths.push(r.path);
       else byParent.set(parentUrn.raw, { ...r, urn: parentUrn.raw, type: parentUrn.entityType, aspects: none, rev: null, paths: [r.path] });
     }
+    // The walk hid soft-deleted columns; their parents (and jobs) are hidden the same way, unless asked for.
+    const removed = current && plan.query.groups.some((g) => !g.includeRemoved) ? await this.store.removedAmong([...byParent.keys()]) : new Set<string>();
     const wanted = (r: { type: string; urn: string; degree: number }) =>
       plan.query.groups.some(
         (g) =>
+          (g.includeRemoved || !removed.has(r.urn)) &&
           (g.degrees === null || g.degrees.includes(r.degree)) &&
           (g.types === null || g.types.includes(r.type)) &&
           (g.platforms === null || g.platforms.includes(tryParseUrn(r.urn)?.parts[0] ?? '')),

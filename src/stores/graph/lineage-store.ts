@@ -63,6 +63,11 @@ export interface LineagePage {
   rows: LineageRow[];
   /** Whether one of the query's `tokens` is revoked (false when it named none); absent where tokens are not checked. */
   revoked?: boolean;
+  /**
+   * Whether any lineage edge in the database passes through a node (LineageStore.viasOf): false, the page's paths
+   * have none to show. Absent where not asked (walks of another moment).
+   */
+  vias?: boolean;
 }
 
 /** How a lineage relationship is stored: isUpstream = from the downstream entity to its upstream. */
@@ -131,6 +136,11 @@ export const FRONTIER_BY_URN = 'MATCH (a:Entity {urn: $frontier[i]})';
 export const FRONTIER_BY_ELEMENT_ID = 'MATCH (a:Entity) WHERE elementId(a) = $frontier[i]';
 /** A walk's first statement: whether a token of $tokens is revoked (cypher/tokens.cypher keeps the revocations). */
 export const TOKENS_REVOKED = 'EXISTS { MATCH (t:RevokedToken) WHERE t.jti IN $tokens }';
+/**
+ * A walk's first statement, until the store has seen one: whether any lineage edge passes through a node (its `via`,
+ * the lineage_via index's first entry; a data job's column edges, a prefix seek of the owner index).
+ */
+export const VIAS_PRESENT = 'EXISTS { MATCH ()-[v:DownstreamOf]->() WHERE v.via IS NOT NULL } OR EXISTS { MATCH ()-[v:DownstreamOf]->() WHERE v.owner STARTS WITH $jobPrefix }';
 
 /**
  * Multi-hop lineage on the projected edges, breadth-first, one statement per hop (cypher/lineage.cypher): the
@@ -145,6 +155,11 @@ export class LineageStore {
    * The others are left out of the hop statements, which tell when one of them has edges now (`stale`).
    */
   private present: ReadonlySet<string> | null = null;
+  /**
+   * Whether a lineage edge that passes through a node (LineagePage.vias) was seen: edges are not rewritten without
+   * theirs, so once seen the first statements stop asking.
+   */
+  private viasSeen = false;
   /** A count running, shared by the walks that found the present types stale meanwhile. */
   private counting: Promise<void> | null = null;
 
@@ -196,13 +211,14 @@ export class LineageStore {
       const asked = edgeCounts(absent, 'absent');
       const askedNot = { counts: '', found: 'false' };
       const guarded = (text: string, { counts, found }: { counts: string; found: string }) => text.replace('{{absentCounts}}', counts).replace('{{absentFound}}', found);
+      const vias = this.viasSeen ? 'true' : VIAS_PRESENT;
       // And whether the caller's token is revoked ($tokens), so that the read needs no lookup of its own.
       texts = {
-        start: guarded(hop.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED),
-        hop: guarded(hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false'),
+        start: guarded(hop.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED).replace('{{viasPresent}}', vias),
+        hop: guarded(hop.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false').replace('{{viasPresent}}', 'false'),
         finish: fill(this.neo4j.cypher.get('lineage/finish')),
-        countedFirst: guarded(counted.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED),
-        counted: guarded(counted.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false'),
+        countedFirst: guarded(counted.replace('{{frontier}}', FRONTIER_BY_URN), asked).replace('{{tokensRevoked}}', TOKENS_REVOKED).replace('{{viasPresent}}', vias),
+        counted: guarded(counted.replace('{{frontier}}', FRONTIER_BY_ELEMENT_ID), askedNot).replace('{{tokensRevoked}}', 'false').replace('{{viasPresent}}', 'false'),
       };
       this.texts.set(direction, texts);
     }
@@ -253,6 +269,21 @@ export class LineageStore {
     const records = await this.neo4j.query('lineage.vias', 'lineage/vias', { pairs, jobPrefix: this.jobPrefix }, { mode: 'READ' });
     for (const r of records) vias.set(`${r.get('downstream') as string}|${r.get('upstream') as string}`, r.get('via') as string);
     return vias;
+  }
+
+  /** A walk found an edge that passes through a node: later walks' first statements stop asking. */
+  private sawVias(): void {
+    if (this.viasSeen) return;
+    this.viasSeen = true;
+    this.texts.clear();
+  }
+
+  /** Which of `urns` are soft-deleted entities. */
+  async removedAmong(urns: string[]): Promise<Set<string>> {
+    if (urns.length === 0) return new Set();
+    const text = this.neo4j.cypher.get('lineage/removed').replace('{{removed}}', this.flagComplete ? FLAG_READ : STATUS_READ);
+    const records = await this.neo4j.queryText('lineage.removed', text, { urns, statusAspect: status.name }, { mode: 'READ' });
+    return new Set(records[0]?.get('removed') as string[]);
   }
 
   async flagEarlierSoftDeletes(batch = 5000): Promise<number> {
@@ -315,7 +346,7 @@ export class LineageStore {
       schemaFieldPrefix: this.schemaFieldPrefix,
       fanOut: neo4j.int(q.fanOut),
       statusAspect: status.name,
-      ...(first ? { tokens: q.tokens ?? [] } : {}),
+      ...(first ? { tokens: q.tokens ?? [], jobPrefix: this.jobPrefix } : {}),
     };
   }
 
@@ -339,6 +370,7 @@ export class LineageStore {
         let leadsOnAtBound: boolean | null = null;
         let stale = false;
         let revoked = false;
+        let vias = false;
         const { reached, visitCut, lastFrontier, visited: visitedBefore } = await this.walk(q, (visited) => countLast && visited.size <= LAST_COUNTED_VISITED, async (frontier, degree, visited) => {
           if (Date.now() >= deadline) throw missed();
           const bound = degree === q.maxHops && visited.size <= BOUND_ASKED_VISITED;
@@ -369,6 +401,7 @@ export class LineageStore {
             stale = true;
             return [];
           }
+          if (degree === 1 && records[0].get('vias') === true) vias = true;
           if (bound) leadsOnAtBound = records[0].get('leadsOn') as boolean;
           const pageRead = new Map(((records[0].get('page') ?? []) as [string, number | null, StoredAspect[]][]).map(([urn, rev, aspects]) => [urn, { rev, aspects }]));
           const rows: Reached[] = [];
@@ -404,6 +437,7 @@ export class LineageStore {
           ).records;
           if (first && record.get('revoked') === true) return revokedPage();
           if (first && record.get('stale') === true) return STALE_TYPES;
+          if (first && record.get('vias') === true) vias = true;
           if (reached.length + Number(record.get('reached')) > q.visitCap) return OVER_CAP;
           const rows = record.get('page') as [string, number, number | null, boolean, number | null, StoredAspect[] | null][];
           countedLast = {
@@ -429,7 +463,8 @@ export class LineageStore {
         for (const v of page) if (v.aspects !== undefined && !fromCopies) copies?.read(v.urn, v.rev, v.aspects);
         const hydrate = q.aspects.length > 0 ? page.filter((v) => v.aspects === undefined) : [];
         const parsed = (stored: StoredAspect[] | undefined) => new ParsedOnDemand(stored ?? []);
-        if (hydrate.length === 0 && ask.length === 0) return { total, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))), revoked: false };
+        if (vias) this.sawVias();
+        if (hydrate.length === 0 && ask.length === 0) return { total, cut, rows: page.map((v) => row(v, q.urn, parsed(v.aspects))), revoked: false, vias };
         if (Date.now() >= deadline) throw missed();
         const record = (await tx.run(finish, { last: ask.slice(0, FIRST_ASKED), urns: hydrate.map((v) => v.urn), aspects: q.aspects })).records[0];
         if (record.get('leadsOn') === true) cut.maxHops = true;
@@ -443,7 +478,7 @@ export class LineageStore {
         const revs = new Map(read.map((p) => [p.urn, p.rev]));
         for (const v of hydrate) v.rev = revs.get(v.urn) ?? null;
         const rows = page.map((v) => row(v, q.urn, parsed(v.aspects ?? aspects.get(v.urn))));
-        return { total, cut, rows, revoked: false };
+        return { total, cut, rows, revoked: false, vias };
       },
       { timeoutMs: q.deadlineMs, onTimeout: missed },
     );
