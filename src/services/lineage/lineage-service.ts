@@ -91,7 +91,7 @@ function shownAspects(registry: Registry): string[] {
 
 /**
  * Multi-hop lineage, as stages: resolve the request against the bounds, traverse (breadth-first, per direction),
- * merge and page, then the nodes the page's edges pass through. Which edges are lineage, and their direction, come from the model.
+ * merge and page, then the nodes the page's edges pass through (read by the walk). Which edges are lineage, and their direction, come from the model.
  */
 export class LineageService {
   private readonly shown: string[];
@@ -128,38 +128,19 @@ export class LineageService {
     const grouped = request.columnsAsParents === true && plan.query.columns;
     // Grouped to parents: every column reached (within the degrees asked), paged and filtered once grouped.
     const query = grouped ? { ...plan.query, groups: plan.query.groups.map((g) => ({ ...g, types: null, platforms: null })), start: 0, count: this.limits.resultCap, aspects: [] } : plan.query;
-    const walk = (direction: LineageDirection) => (asOf ? this.asOf!.traverse({ ...query, direction }, t) : this.store.traverse({ ...query, direction, tokens }));
+    // The edges' via nodes are kept for the current graph only: a walk of another moment answers its plain paths.
+    const walk = (direction: LineageDirection) => (asOf ? this.asOf!.traverse({ ...query, direction }, t) : this.store.traverse({ ...query, direction, tokens, viaEnds: this.viaEnds }));
     const pages = await Promise.all(directions.map(walk));
     if (token !== null) {
       const revoked = pages.some((p) => p.revoked);
       revocation!.checkedByRead(revoked);
       if (revoked) throw revokedError(token);
     }
-    // The edges' via nodes are kept for the current graph only: a walk of another moment answers its plain paths.
-    const vias = !asOf && pages.some((p) => p.vias === true);
+    const vias = new Map(pages.flatMap((p) => [...(p.vias ?? [])]));
     if (grouped) return this.parentsOf(plan, directions, pages, !asOf, vias);
     const merged = this.merge(plan, directions, pages);
-    if (vias) await this.passThrough(merged.results);
+    passThrough(merged.results, vias);
     return merged;
-  }
-
-  /**
-   * Stage 4: each path with the nodes its edges pass through (DataHub's via nodes: the query of an upstream lineage,
-   * the data job of a job's column lineage), as DataHub's paths hold them: [upstream, query, downstream]. Read for the
-   * page's paths only, in one statement, and only for edges that can have one.
-   */
-  private async passThrough(rows: { direction: LineageDirection; path: LineageRow['path'] }[]): Promise<Map<string, string>> {
-    const pairs = new Map<string, [string, string]>();
-    for (const r of rows) {
-      for (let i = 0; i + 1 < r.path.length; i++) {
-        const [down, up] = r.direction === 'UPSTREAM' ? [r.path[i], r.path[i + 1]] : [r.path[i + 1], r.path[i]];
-        if (this.viaEnds.has(`${down.type}>${up.type}`)) pairs.set(`${down.urn}|${up.urn}`, [down.urn, up.urn]);
-      }
-    }
-    const vias = await this.store.viasOf([...pairs.values()]);
-    if (vias.size === 0) return vias;
-    for (const r of rows) r.path = withVias(r.path, r.direction, vias);
-    return vias;
   }
 
   /**
@@ -167,11 +148,11 @@ export class LineageService {
    * nearest degree, with the paths of every column reached in it; the request's type, platform, degree and
    * soft-delete filters applied to the parent; then the page. The parents' aspects are not read here (the answer's fields read them).
    */
-  private async parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[], current: boolean, vias: boolean): Promise<LineageResult> {
+  private async parentsOf(plan: ReturnType<LineageService['resolve']>, directions: LineageDirection[], pages: LineagePage[], current: boolean, vias: Map<string, string>): Promise<LineageResult> {
     const merged = this.merge({ ...plan, start: 0, count: Number.MAX_SAFE_INTEGER }, directions, pages);
     // Column paths with their via nodes: a column's last edge through a data job (not a query, a passing node only)
     // makes the job a result too, at the column's degree, with the path up to it, as DataHub answers it.
-    const passed = vias ? await this.passThrough(merged.results) : new Map<string, string>();
+    const passed = passThrough(merged.results, vias);
     const byParent = new Map<string, LineageResult['results'][number] & { paths: LineageRow['path'][] }>();
     const none: AspectValues = { get: () => undefined };
     for (const r of [...merged.results].sort((a, b) => a.degree - b.degree)) {
@@ -300,6 +281,16 @@ function viaEdgeEnds(registry: Registry): Set<string> {
     }
   }
   return ends;
+}
+
+/**
+ * Stage 4: each path with the nodes its edges pass through (DataHub's via nodes: the query of an upstream lineage, the
+ * data job of a job's column lineage), as DataHub's paths hold them: [upstream, query, downstream]. The walk read them
+ * (LineagePage.vias) for the page's paths only, and only for edges that can have one (viaEdgeEnds).
+ */
+function passThrough(rows: { direction: LineageDirection; path: LineageRow['path'] }[], vias: Map<string, string>): Map<string, string> {
+  if (vias.size > 0) for (const r of rows) r.path = withVias(r.path, r.direction, vias);
+  return vias;
 }
 
 /** A path with the node each edge passes through between its ends (vias by `downstream|upstream`). */
