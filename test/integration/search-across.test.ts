@@ -346,7 +346,7 @@ describe.each<[EngineName, Record<string, string>]>([
       expect(facets.errors).toBeUndefined();
       expect(facets.data.aggregateAcrossEntities.facets).toEqual([
         { field: `structuredProperties.io_${gid}_tier`, aggregations: expect.arrayContaining([{ value: 'gold', count: 1 }, { value: 'silver', count: 1 }]) },
-        { field: `structuredProperties.io_${gid}_sla`, aggregations: expect.arrayContaining([{ value: '30', count: 1 }, { value: '7.5', count: 1 }]) },
+        { field: `structuredProperties.io_${gid}_sla`, aggregations: expect.arrayContaining([{ value: '30.0', count: 1 }, { value: '7.5', count: 1 }]) },
       ]);
       expect(await scrollUrns([{ and: [ours, rule(`structuredProperties.io_${gid}_sla`, ['10'], 'GREATER_THAN')] }])).toEqual([gold]);
       expect(await scrollUrns([{ and: [ours, rule(`structuredProperties.${tier}.keyword`, ['silver'])] }])).toEqual([silver]);

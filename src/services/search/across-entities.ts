@@ -5,6 +5,7 @@ import { structuredProperties, structuredPropertyIndexField } from '../../model/
 import type { Body, MultiSearchRequest, SearchHit, SearchResult } from '../../stores/search/engine';
 import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
+import { facetKeyText } from './facet-keys';
 import { facetAggregations, filterQuery, namesRemoved, NOT_REMOVED, queriedFields, SearchSchema, textQuery, type Criterion, type FacetLocation, type Filter } from './query-builder';
 
 const MAX_COUNT = 10_000;
@@ -294,7 +295,7 @@ export class AcrossEntitiesSearch {
         if (!into) continue;
         for (const b of (terms?.buckets as { key: unknown; key_as_string?: string; doc_count: number }[] | undefined) ?? []) {
           if (b.doc_count === 0) continue;
-          const key = b.key_as_string ?? String(b.key);
+          const key = facetKeyText(name, b.key, b.key_as_string);
           into.set(key, (into.get(key) ?? 0) + b.doc_count);
         }
       }

@@ -6,6 +6,7 @@ import type { IndexNames } from '../../stores/search/mappings';
 import type { DeletedHitGuard } from './deleted-hit-guard';
 import { queryParts } from './text-analysis';
 import { escapeRegex, facetAggregations, filterQuery, namesRemoved, NOT_REMOVED, parseFilter, queriedFields, SearchSchema, textQuery, type FacetLocation, type Filter } from './query-builder';
+import { facetKeyText } from './facet-keys';
 
 const MAX_COUNT = 10_000;
 const WINDOW = 10_000;
@@ -118,7 +119,7 @@ export class SearchService {
     const facetMetadata = facets.map(({ facet, path }) => {
       const terms = path.reduce<Record<string, unknown> | undefined>((at, name) => at?.[name] as Record<string, unknown> | undefined, result.aggregations);
       const buckets = (terms?.buckets as { key: unknown; doc_count: number }[] | undefined) ?? [];
-      return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [String(b.key), b.doc_count])) };
+      return { name: facet, aggregations: Object.fromEntries(buckets.map((b) => [facetKeyText(facet, b.key), b.doc_count])) };
     });
     const urns = hits.map((h) => h.id);
     return {
