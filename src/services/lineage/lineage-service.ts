@@ -152,11 +152,11 @@ export class LineageService {
     const merged = this.merge({ ...plan, start: 0, count: Number.MAX_SAFE_INTEGER }, directions, pages);
     // Column paths with their via nodes: a column's last edge through a data job (not a query, a passing node only)
     // makes the job a result too, at the column's degree, with the path up to it, as DataHub answers it.
-    const passed = passThrough(merged.results, vias);
+    passThrough(merged.results, vias);
     const byParent = new Map<string, LineageResult['results'][number] & { paths: LineageRow['path'][] }>();
     const none: AspectValues = { get: () => undefined };
     for (const r of [...merged.results].sort((a, b) => a.degree - b.degree)) {
-      const via = passed.size > 0 && r.path.length >= 3 ? r.path[r.path.length - 2] : null;
+      const via = vias.size > 0 && r.path.length >= 3 ? r.path[r.path.length - 2] : null;
       if (via && via.type !== QUERY && via.type !== SCHEMA_FIELD) {
         const toVia = r.path.slice(0, -1);
         const known = byParent.get(via.urn);
@@ -288,9 +288,8 @@ function viaEdgeEnds(registry: Registry): Set<string> {
  * data job of a job's column lineage), as DataHub's paths hold them: [upstream, query, downstream]. The walk read them
  * (LineagePage.vias) for the page's paths only, and only for edges that can have one (viaEdgeEnds).
  */
-function passThrough(rows: { direction: LineageDirection; path: LineageRow['path'] }[], vias: Map<string, string>): Map<string, string> {
+function passThrough(rows: { direction: LineageDirection; path: LineageRow['path'] }[], vias: Map<string, string>): void {
   if (vias.size > 0) for (const r of rows) r.path = withVias(r.path, r.direction, vias);
-  return vias;
 }
 
 /** A path with the node each edge passes through between its ends (vias by `downstream|upstream`). */
