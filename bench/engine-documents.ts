@@ -12,7 +12,8 @@ import { cpuSnapshot, flag, http, ROOT, stringFlag } from './lib';
  * default refresh). Each variant gets a fresh index; the engine's CPU is counted until 2 s after the last bulk. Variants:
  * `base` (the service's mapping and documents), `tier<N>` (merge policy: N segments per tier, the engine's default 10), `del<N>` (merge policy: N % of deleted
  * documents allowed, the default 20), `nokw` (text fields without their `.keyword` subfield), `noparts`
- * (documents without the word fields urnTokens, nameParts, textParts), `refresh1s` (an explicit 1 s refresh interval,
+ * (documents without the word fields urnTokens, nameParts, textParts), `srcx` (those word fields indexed but left out
+ * of the stored _source), `refresh1s` (an explicit 1 s refresh interval,
  * as entity indices had before), `idle1s` (search-idle after 1 s instead of 30: nobody searches, so no refresh at all).
  * Needs BENCH_SEARCH_URL and BENCH_PIDS=opensearch:<pid>.
  *   npx tsx bench/engine-documents.ts [--datasets 2000] [--rate 1000] [--bulk 10] [--variants base,nokw,base,nokw]
@@ -31,6 +32,7 @@ function variantDefinition(variant: string): Record<string, any> {
   for (const [name, m] of Object.entries<Record<string, any>>(def.mappings.properties)) {
     if (variant === 'nokw' && m.type === 'text' && m.fields?.keyword && name !== 'autocomplete') delete m.fields;
   }
+  if (variant === 'srcx') def.mappings._source = { excludes: ['textParts', 'nameParts', 'urnTokens'] };
   if (variant === 'refresh1s') def.settings.refresh_interval = '1s';
   if (variant === 'idle1s') def.settings['index.search.idle.after'] = '1s';
   const tier = /^tier(\d+)$/.exec(variant);

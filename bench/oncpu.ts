@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib';
 
@@ -9,7 +9,8 @@ import { ROOT } from './lib';
  * by wall time, so a thread descheduled inside a syscall shows as busy there: under ingestion it put `writev` at a
  * quarter of the service's time, where perf finds the whole kernel at 7-10 % of the process's CPU. The process must
  * run with ON_CPU_NODE_ARGS (V8 then writes jit-<pid>.dump into its working directory, ROOT for startServiceProcess).
- * Profiled runs measure the profile, not throughput: perf itself takes CPU from the machine.
+ * Profiled runs measure the profile, not throughput: perf itself takes CPU from the machine. BENCH_PERF_SCRIPT=1 also
+ * writes every sample's stack (perf.script) beside the report.
  */
 export const ON_CPU_NODE_ARGS = ['--perf-prof', '--interpreted-frames-native-stack'];
 
@@ -53,6 +54,12 @@ export function startOnCpuProfile(pid: number, dir: string): { stop(): Promise<s
     const inclusive = perfReport(named, ['--children', '--sort', 'sym']).filter((l) => !PLUMBING.test(l)).slice(0, 60);
     const report = ['CPU by binary', ...byBinary, '', 'own CPU', ...self, '', 'CPU including callees', ...inclusive].join('\n');
     writeFileSync(join(dir, 'report.txt'), report + '\n');
+    // BENCH_PERF_SCRIPT=1: every sample's stack as text too (perf.script), for folding by caller or callee.
+    if (process.env.BENCH_PERF_SCRIPT) {
+      const out = openSync(join(dir, 'perf.script'), 'w');
+      spawnSync('perf', ['script', '-i', named], { stdio: ['ignore', out, 'ignore'] });
+      closeSync(out);
+    }
     // The symbol files perf inject wrote beside the jitdump (one per compiled function) and the dump itself.
     for (const file of readdirSync(ROOT)) {
       if (file === `jit-${pid}.dump` || file.startsWith(`jitted-${pid}-`)) rmSync(join(ROOT, file), { force: true });
