@@ -13,7 +13,8 @@ import { cpuSnapshot, flag, http, ROOT, stringFlag } from './lib';
  * `base` (the service's mapping and documents), `tier<N>` (merge policy: N segments per tier, the engine's default 10), `del<N>` (merge policy: N % of deleted
  * documents allowed, the default 20), `nokw` (text fields without their `.keyword` subfield), `noparts`
  * (documents without the word fields urnTokens, nameParts, textParts), `srcx` (those word fields indexed but left out
- * of the stored _source), `refresh1s` (an explicit 1 s refresh interval,
+ * of the stored _source), `nodv` (no doc values for the `.keyword` subfields of text fields but name's, nor for
+ * nameExact), `nonorms` (no norms on the word fields and autocomplete), `refresh1s` (an explicit 1 s refresh interval,
  * as entity indices had before), `idle1s` (search-idle after 1 s instead of 30: nobody searches, so no refresh at all).
  * Needs BENCH_SEARCH_URL and BENCH_PIDS=opensearch:<pid>.
  *   npx tsx bench/engine-documents.ts [--datasets 2000] [--rate 1000] [--bulk 10] [--variants base,nokw,base,nokw]
@@ -31,6 +32,9 @@ function variantDefinition(variant: string): Record<string, any> {
   const def = structuredClone(entityIndexDefinition(registry, entity)) as Record<string, any>;
   for (const [name, m] of Object.entries<Record<string, any>>(def.mappings.properties)) {
     if (variant === 'nokw' && m.type === 'text' && m.fields?.keyword && name !== 'autocomplete') delete m.fields;
+    if (variant === 'nodv' && m.type === 'text' && m.fields?.keyword && name !== 'name') m.fields.keyword.doc_values = false;
+    if (variant === 'nodv' && name === 'nameExact') m.doc_values = false;
+    if (variant === 'nonorms' && ['urnTokens', 'nameParts', 'textParts', 'autocomplete'].includes(name)) m.norms = false;
   }
   if (variant === 'srcx') def.mappings._source = { excludes: ['textParts', 'nameParts', 'urnTokens'] };
   if (variant === 'refresh1s') def.settings.refresh_interval = '1s';
