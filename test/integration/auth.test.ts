@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import type { Scope } from '../../src/auth';
 import { TokenStore } from '../../src/stores/graph/token-store';
 import { proposal } from '../support/samples';
-import { bearer, enc, engineUrl, mintToken, startTestService, TEST_TOKEN_SECRET, uniqueId, type TestService } from '../support/service';
+import { bearer, deleteEntities, enc, engineUrl, mintToken, startTestService, TEST_TOKEN_SECRET, uniqueId, type TestService } from '../support/service';
 
 const UPDATE = 'mutation u($input: UpdateDeprecationInput!) { updateDeprecation(input: $input) }';
 const QUERY = 'query q($urn: String!) { dataset(urn: $urn) { deprecation { deprecated actor } } }';
@@ -97,7 +97,7 @@ describe('access tokens', () => {
     tokens = new TokenStore(svc.graph);
   });
   afterAll(async () => {
-    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, created);
     // The revocations these tests made (the service itself never forgets one before the token expires).
     await svc.graph.write('test.cleanup', (tx) => tx.run('MATCH (t:RevokedToken) WHERE t.jti IN $jtis DELETE t', { jtis: revokedJtis }));
     await exposed?.close();

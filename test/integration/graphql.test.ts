@@ -1,5 +1,5 @@
 import { proposal } from '../support/samples';
-import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, deleteEntities, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 const DEPRECATION_QUERY = 'query q($urn: String!) { dataset(urn: $urn) { urn deprecation { deprecated decommissionTime note actor } } }';
 const UPDATE = 'mutation u($input: UpdateDeprecationInput!) { updateDeprecation(input: $input) }';
@@ -16,7 +16,7 @@ describe('GraphQL deprecation', () => {
     headers = bearer((await mintToken({ actor, scopes: ['write'] })).token);
   });
   afterAll(async () => {
-    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, created);
     await svc.close();
   });
 

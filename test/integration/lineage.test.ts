@@ -1,6 +1,6 @@
 import neo4j from 'neo4j-driver';
 import { EntityReads } from '../../src/services/entity-reads';
-import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, deleteEntities, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * Multi-hop lineage, column lineage and DataHub PATCH against real Neo4j, through the HTTP API; once in the default urn
@@ -44,7 +44,7 @@ describe.each(['li', 'acme'])('lineage (urn namespace %s)', (ns) => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, created);
     await svc.close();
   });
 

@@ -1,4 +1,4 @@
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { deleteEntities, enc, startTestService, uniqueId, type TestService } from '../support/service';
 import { proposal, samples } from '../support/samples';
 
 describe('entities, versioned aspects and relationships', () => {
@@ -8,7 +8,7 @@ describe('entities, versioned aspects and relationships', () => {
     svc = await startTestService();
   });
   afterAll(async () => {
-    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, created);
     await svc.close();
   });
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, deleteEntities, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * The official DataHub Python client (acryl-datahub, pinned in test/python/requirements.txt) and its `datahub` CLI,
@@ -69,7 +69,7 @@ describe('official DataHub Python client, unchanged', () => {
   }, SETUP_TIMEOUT_MS + 60_000);
 
   afterAll(async () => {
-    for (const urn of created) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, created);
     await svc.close();
     if (home) await rm(home, { recursive: true, force: true });
   });

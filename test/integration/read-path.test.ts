@@ -2,7 +2,7 @@ import { AspectStore } from '../../src/stores/graph/aspect-store';
 import { LatestAspectCache } from '../../src/stores/graph/latest-aspect-cache';
 import { LeasedReadCoherence } from '../../src/stores/graph/read-coherence';
 import { proposal } from '../support/samples';
-import { enc, serviceProcess, startTestService, uniqueId, type TestService } from '../support/service';
+import { deleteEntities, enc, serviceProcess, startTestService, uniqueId, type TestService } from '../support/service';
 
 /** The read path's mechanisms: coalesced round trips and the latest-aspect cache, checked against a second process. */
 describe('read path', () => {
@@ -18,7 +18,7 @@ describe('read path', () => {
   }, 90_000);
   afterAll(async () => {
     await reader?.stop();
-    for (const urn of created) await writer.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(writer.call, created);
     await writer.close();
   });
 
