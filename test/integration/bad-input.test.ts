@@ -1,4 +1,4 @@
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { deleteEntities, enc, startTestService, uniqueId, type TestService } from '../support/service';
 import { proposal } from '../support/samples';
 
 /** Every malformed request gets the documented status and JSON error, and changes nothing that is stored. */
@@ -30,7 +30,7 @@ describe('bad input', () => {
     before = await snapshot();
   });
   afterAll(async () => {
-    for (const urn of [tag, dataset]) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, [tag, dataset]);
     await svc.close();
   });
 

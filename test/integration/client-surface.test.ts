@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess } from '../support/datahub-client';
-import { enc, startTestService, uniqueId, type TestService } from '../support/service';
+import { deleteEntities, enc, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * The rest of the surface the official client (acryl-datahub) calls, driven through the client itself:
@@ -119,7 +119,7 @@ describe('the rest of the official client surface', () => {
   }, SETUP_TIMEOUT_MS + 60_000);
 
   afterAll(async () => {
-    for (const urn of new Set(created)) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, new Set(created));
     await svc?.close();
     if (home) await rm(home, { recursive: true, force: true });
   });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { deleteEntities, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * The official SDK v2 reads back every entity class it has: client.entities.upsert, then client.entities.get
@@ -46,7 +46,7 @@ describe('official SDK v2 entities.upsert then entities.get, for every entity cl
   }, 20 * 60_000);
 
   afterAll(async () => {
-    for (const urn of checks.find((c) => c.check === 'written')?.urns ?? []) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, checks.find((c) => c.check === 'written')?.urns ?? []);
     await svc.close();
   });
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { deleteEntities, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 /**
  * The official SDK v2 (acryl-datahub's DataHubClient) lineage calls, unchanged: entities.upsert/get/update (PATCH),
@@ -42,7 +42,7 @@ describe('official SDK v2 lineage calls, unchanged', () => {
   }, 20 * 60_000);
 
   afterAll(async () => {
-    for (const urn of checks.find((c) => c.check === 'plan')?.urns ?? []) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, checks.find((c) => c.check === 'plan')?.urns ?? []);
     await svc.close();
   });
 

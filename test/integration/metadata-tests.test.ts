@@ -1,5 +1,5 @@
 import { proposal } from '../support/samples';
-import { bearer, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, deleteEntities, enc, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 describe('metadata tests: definitions, evaluation and pushed results', () => {
   let svc: TestService;
@@ -67,7 +67,7 @@ describe('metadata tests: definitions, evaluation and pushed results', () => {
   });
 
   afterAll(async () => {
-    for (const urn of [...created, neverWritten]) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, [...created, neverWritten]);
     await svc.close();
   });
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { proposal, samples } from '../support/samples';
-import { bearer, enc, engineUrl, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
+import { bearer, deleteEntities, enc, engineUrl, mintToken, startTestService, uniqueId, type TestService } from '../support/service';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -63,7 +63,7 @@ describe('administrative operations: task status and restoreIndices', () => {
     await svc.indexer.waitUntilIndexed(all);
   });
   afterAll(async () => {
-    for (const urn of all) await svc.call('POST', '/entities?action=delete', { urn });
+    await deleteEntities(svc.call, all);
     await svc.search.deleteIndex(`${PREFIX}*aspect_v1*`);
     await svc.close();
   });
